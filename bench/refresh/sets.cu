@@ -1,0 +1,199 @@
+/* Parameter sets of bench_refresh; sets.h says how memory is laid out. */
+#include "sets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+
+typedef struct shape_run {
+  uint32_t repeat;
+  bench_shape shape;
+} shape_run;
+
+/* GPT: 24 layers of QKV, output projection, MLP up and down. */
+static const shape_run kGpt[] = {{24, {6144, 2048}}, {24, {2048, 2048}},
+                                 {24, {8192, 2048}}, {24, {2048, 8192}}};
+static const shape_run kSmall[] = {{4096, {64, 128}}};
+/* Large, odd, degenerate and many small tensors together. */
+static const shape_run kMixed[] = {{8, {4096, 4096}}, {8, {3000, 1000}}, {8, {1024, 4099}},
+                                   {8, {1, 50000}},   {8, {50000, 1}},   {8, {513, 257}},
+                                   {512, {96, 80}},   {512, {33, 257}}};
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+static int set_shapes(bench_set *set, const char *name) {
+  const shape_run *runs;
+  size_t nruns;
+  if (strcmp(name, "gpt") == 0) {
+    runs = kGpt, nruns = sizeof kGpt / sizeof kGpt[0];
+  } else if (strcmp(name, "small") == 0) {
+    runs = kSmall, nruns = sizeof kSmall / sizeof kSmall[0];
+  } else if (strcmp(name, "mixed") == 0) {
+    runs = kMixed, nruns = sizeof kMixed / sizeof kMixed[0];
+  } else {
+    return 0;
+  }
+  set->name = name;
+  for (size_t r = 0; r < nruns; r++) {
+    set->count += runs[r].repeat;
+  }
+  set->shapes = static_cast<bench_shape *>(malloc(set->count * sizeof *set->shapes));
+  uint32_t i = 0;
+  for (size_t r = 0; r < nruns; r++) {
+    for (uint32_t k = 0; k < runs[r].repeat; k++) {
+      set->shapes[i++] = runs[r].shape;
+    }
+  }
+  return 1;
+}
+
+/* Each tensor starts 256-byte aligned in W and Wt, and 64 elements aligned
+ * in the master arena (so 16-byte aligned as BF16 too). */
+static void lay_out(bench_set *set) {
+  set->off_w = static_cast<size_t *>(malloc(set->count * sizeof(size_t)));
+  set->off_m = static_cast<size_t *>(malloc(set->count * sizeof(size_t)));
+  for (uint32_t i = 0; i < set->count; i++) {
+    const uint64_t n = set->shapes[i].rows * set->shapes[i].cols;
+    set->off_w[i] = set->w_bytes;
+    set->off_m[i] = set->m_elems;
+    set->w_bytes = round_up(set->w_bytes + n, 256);
+    set->m_elems = round_up(set->m_elems + n, 64);
+    set->elements += n;
+  }
+}
+
+sg_k_param bench_set_param(const bench_set *set, uint32_t master_dtype, uint32_t copy,
+                           uint32_t i) {
+  const bench_shape s = set->shapes[i];
+  const size_t elem = master_dtype == SG_K_MASTER_FP32 ? 4 : 2;
+  char *m = reinterpret_cast<char *>(set->master + copy * set->m_elems);
+  float *scalars = set->scalars + 3 * (size_t{copy} * set->count + i);
+  sg_k_param p;
+  memset(&p, 0, sizeof p);
+  p.w = set->w + copy * set->w_bytes + set->off_w[i];
+  p.ld_w = s.cols;
+  p.wt = set->wt + copy * set->w_bytes + set->off_w[i];
+  p.ld_wt = s.rows;
+  p.master = m + set->off_m[i] * elem;
+  p.ld_master = s.cols;
+  p.scale = scalars;
+  p.scale_inv = scalars + 1;
+  p.amax = scalars + 2;
+  p.rows = s.rows;
+  p.cols = s.cols;
+  p.format = i % 2 ? SG_K_FP8_E5M2 : SG_K_FP8_E4M3;
+  p.master_dtype = master_dtype;
+  p.group = i; /* one group per tensor: the per-tensor baseline launches each */
+  return p;
+}
+
+const void *bench_set_table(const bench_set *set, uint32_t master_dtype, uint32_t copy) {
+  const char *base = static_cast<const char *>(set->tables[master_dtype == SG_K_MASTER_BF16]);
+  return base + copy * set->table_bytes;
+}
+
+static void build_tables(bench_set *set) {
+  set->table_bytes = round_up(sg_k_refresh_table_bytes(set->count), 256);
+  void *image = malloc(set->table_bytes);
+  sg_k_param *params = static_cast<sg_k_param *>(malloc(set->count * sizeof *params));
+  const uint32_t dtypes[2] = {SG_K_MASTER_FP32, SG_K_MASTER_BF16};
+  for (int d = 0; d < 2; d++) {
+    BENCH_CUDA(cudaMalloc(&set->tables[d], set->copies * set->table_bytes));
+    for (uint32_t c = 0; c < set->copies; c++) {
+      for (uint32_t i = 0; i < set->count; i++) {
+        params[i] = bench_set_param(set, dtypes[d], c, i);
+      }
+      BENCH_CUDA(sg_k_refresh_build(image, set->count, params, set->count));
+      BENCH_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, dtypes[d], c)), image,
+                            set->table_bytes, cudaMemcpyHostToDevice));
+    }
+  }
+  BENCH_CUDA(cudaDeviceSynchronize()); /* pageable copies may still be in flight */
+  free(params);
+  free(image);
+}
+
+__device__ uint32_t bench_hash(uint64_t i) {
+  i = (i ^ (i >> 33)) * 0xFF51AFD7ED558CCDull;
+  i = (i ^ (i >> 33)) * 0xC4CEB9FE1A85EC53ull;
+  return static_cast<uint32_t>(i ^ (i >> 33));
+}
+
+/* Finite, nonzero values spread over 2^-8 .. 2^8, both signs. */
+__device__ uint32_t bench_value_bits(uint64_t i) {
+  const uint32_t h = bench_hash(i);
+  return (h & 0x807FFFFFu) | ((119u + (h >> 23) % 17u) << 23);
+}
+
+__global__ void fill_master(float *m, size_t n, uint32_t bf16) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += size_t{gridDim.x} * blockDim.x) {
+    const uint32_t bits = bench_value_bits(i);
+    if (bf16) {
+      reinterpret_cast<uint16_t *>(m)[i] = static_cast<uint16_t>(bits >> 16);
+    } else {
+      m[i] = __uint_as_float(bits);
+    }
+  }
+}
+
+__global__ void fill_bytes(uint8_t *p, size_t n, uint64_t salt) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += size_t{gridDim.x} * blockDim.x) {
+    p[i] = static_cast<uint8_t>(bench_hash(i + salt));
+  }
+}
+
+__global__ void fill_scalars(float *s, size_t count) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < count;
+       i += size_t{gridDim.x} * blockDim.x) {
+    s[3 * i] = 1.5f;                      /* scale: a real multiply */
+    s[3 * i + 1] = s[3 * i + 2] = -1.0f; /* outputs poisoned */
+  }
+}
+
+void bench_set_fill(bench_set *set, uint32_t master_dtype) {
+  const size_t copies = set->copies;
+  const int bf16 = master_dtype == SG_K_MASTER_BF16;
+  /* BF16 fills the whole arena with BF16 values: each copy's BF16 view starts
+   * where its FP32 one does. */
+  fill_master<<<1024, 256>>>(set->master, copies * set->m_elems * (bf16 ? 2 : 1), bf16);
+  BENCH_CUDA(cudaGetLastError());
+  fill_bytes<<<1024, 256>>>(set->w, copies * set->w_bytes, 1);
+  BENCH_CUDA(cudaGetLastError());
+  fill_bytes<<<1024, 256>>>(set->wt, copies * set->w_bytes, 2);
+  BENCH_CUDA(cudaGetLastError());
+  fill_scalars<<<64, 256>>>(set->scalars, copies * set->count);
+  BENCH_CUDA(cudaGetLastError());
+  BENCH_CUDA(cudaDeviceSynchronize());
+}
+
+int bench_set_create(bench_set *set, const char *name, size_t min_bytes) {
+  memset(set, 0, sizeof *set);
+  if (!set_shapes(set, name)) {
+    return 0;
+  }
+  lay_out(set);
+  const size_t traffic = 2 * set->elements;
+  set->copies = static_cast<uint32_t>(traffic >= min_bytes ? 1 : (min_bytes + traffic - 1) / traffic);
+  BENCH_CUDA(cudaMalloc(&set->w, set->copies * set->w_bytes));
+  BENCH_CUDA(cudaMalloc(&set->wt, set->copies * set->w_bytes));
+  BENCH_CUDA(cudaMalloc(&set->master, set->copies * set->m_elems * sizeof(float)));
+  BENCH_CUDA(cudaMalloc(&set->scalars, 3 * sizeof(float) * set->copies * set->count));
+  build_tables(set);
+  return 1;
+}
+
+void bench_set_destroy(bench_set *set) {
+  BENCH_CUDA(cudaFree(set->w));
+  BENCH_CUDA(cudaFree(set->wt));
+  BENCH_CUDA(cudaFree(set->master));
+  BENCH_CUDA(cudaFree(set->scalars));
+  BENCH_CUDA(cudaFree(set->tables[0]));
+  BENCH_CUDA(cudaFree(set->tables[1]));
+  free(set->shapes);
+  free(set->off_w);
+  free(set->off_m);
+  memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,157 @@
+/* One SG_K_TILE x SG_K_TILE tile of W transposed through shared memory by a
+ * block of SG_K_THREADS threads.
+ *
+ * Fill: each thread produces 16-byte chunks of W rows (8 threads per 128-byte
+ * row, so a warp reads 4 whole rows: coalesced) and stores them whole.
+ * Drain: each thread reads a 16-row x 4-column block as 16 words, transposes
+ * it in registers with byte permutes, and writes 16 bytes to each of 4 Wt
+ * rows; 8 lanes cover 128 consecutive bytes of a Wt row (coalesced).
+ * A drain read touches one word in each of 16 rows, so chunk q of row r sits
+ * in slot q ^ (r / 16 % 8): the 32 lanes of a read then hit 32 distinct banks,
+ * and the 8 lanes that store one row still write 8 distinct slots.
+ * Edge tiles and unaligned parameters take the element-wise variants, which
+ * move single bytes through the same slots. */
+#ifndef SG_KERNELS_REFRESH_TILE_CUH
+#define SG_KERNELS_REFRESH_TILE_CUH
+
+#include <stdint.h>
+
+#include "refresh_io.cuh"
+#include "refresh_table.h"
+
+#define SG_K_THREADS 256
+
+static_assert(SG_K_TILE == 128 && SG_K_THREADS == 256,
+              "the fill and drain thread maps assume 128x128 tiles, 256 threads");
+
+struct sg_k_tile_smem {
+  uint4 chunk[SG_K_TILE * SG_K_TILE / 16];
+};
+
+__device__ __forceinline__ uint32_t sg_k_slot(uint32_t row, uint32_t q) {
+  return row * 8u + (q ^ ((row >> 4) & 7u));
+}
+
+/* Byte (row, col) of the tile in shared memory. */
+__device__ __forceinline__ uint32_t sg_k_tile_byte(uint32_t row, uint32_t col) {
+  return 16u * sg_k_slot(row, col >> 4) + (col & 15u);
+}
+
+/* Fills the tile from `src` at tile-relative coordinates; rows and cols are
+ * the tile's extent inside W (1 .. SG_K_TILE). VEC: the tile is SG_K_TILE
+ * wide and the source aligned, so each chunk is loaded whole (load) and
+ * turned into 16 codes (finish), Src::kBatch chunks in flight per thread.
+ * Otherwise src.element() produces one code at a time. Slots outside the
+ * extent stay stale; the drain never emits them. */
+template <bool VEC, class Src>
+__device__ __forceinline__ void sg_k_tile_fill(sg_k_tile_smem &sh, Src &src, uint32_t rows,
+                                               uint32_t cols) {
+  constexpr uint32_t kRowStep = SG_K_THREADS / 8;
+  const uint32_t q = threadIdx.x & 7u;
+  const uint32_t c = 16u * q;
+  if constexpr (!VEC) {
+    uint8_t *bytes = reinterpret_cast<uint8_t *>(sh.chunk);
+    const uint32_t n = c < cols ? min(cols - c, 16u) : 0u;
+    for (uint32_t row = threadIdx.x >> 3; row < rows; row += kRowStep) {
+      for (uint32_t i = 0; i < n; i++) {
+        bytes[sg_k_tile_byte(row, c + i)] = src.element(row, c + i);
+      }
+    }
+  } else {
+#pragma unroll 1 /* the batch is the unrolling; more would only hold registers */
+    for (uint32_t row0 = threadIdx.x >> 3; row0 < SG_K_TILE; row0 += Src::kBatch * kRowStep) {
+      typename Src::Raw raw[Src::kBatch];
+#pragma unroll
+      for (int b = 0; b < Src::kBatch; b++) {
+        const uint32_t row = row0 + b * kRowStep;
+        if (row < rows) {
+          src.load(raw[b], row, c);
+        }
+      }
+#pragma unroll
+      for (int b = 0; b < Src::kBatch; b++) {
+        const uint32_t row = row0 + b * kRowStep;
+        if (row < rows) {
+          sh.chunk[sg_k_slot(row, q)] = src.finish(raw[b], row, c);
+        }
+      }
+    }
+  }
+}
+
+/* Asynchronous 16-byte copy global -> shared (no registers held while in
+ * flight), and the group bookkeeping that waits for it. */
+__device__ __forceinline__ void sg_k_cp_async16(uint4 *dst, const uint8_t *src) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void sg_k_cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* Waits until at most `pending` of this thread's newest groups are in flight. */
+template <int pending>
+__device__ __forceinline__ void sg_k_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+/* o_k = byte k of a0, a1, a2, a3: a 4x4 byte transpose. */
+__device__ __forceinline__ void sg_k_transpose4x4(uint32_t a0, uint32_t a1, uint32_t a2,
+                                                  uint32_t a3, uint32_t o[4]) {
+  const uint32_t t0 = __byte_perm(a0, a1, 0x5140);
+  const uint32_t t1 = __byte_perm(a2, a3, 0x5140);
+  const uint32_t t2 = __byte_perm(a0, a1, 0x7362);
+  const uint32_t t3 = __byte_perm(a2, a3, 0x7362);
+  o[0] = __byte_perm(t0, t1, 0x5410);
+  o[1] = __byte_perm(t0, t1, 0x7632);
+  o[2] = __byte_perm(t2, t3, 0x5410);
+  o[3] = __byte_perm(t2, t3, 0x7632);
+}
+
+/* Writes the tile, transposed, to Wt; wt points at the tile's origin in Wt
+ * and rows, cols are the tile's extent in W. VEC: rows is a multiple of 16
+ * and Wt's rows are aligned, so every store is a whole vector; otherwise
+ * bytes go one at a time. */
+template <bool VEC>
+__device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_t *wt,
+                                                uint64_t ld_wt, uint32_t rows, uint32_t cols) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t warp = threadIdx.x >> 5;
+  const uint32_t r = 16u * (lane & 7u);              /* 16 W rows: 16 bytes of each Wt row */
+  const uint32_t c = 16u * warp + 4u * (lane >> 3); /* 4 W columns: 4 Wt rows */
+  if (r >= rows || c >= cols) {
+    return;
+  }
+  uint8_t *out = wt + c * ld_wt + r;
+  if constexpr (!VEC) {
+    const uint8_t *bytes = reinterpret_cast<const uint8_t *>(sh.chunk);
+    const uint32_t n = min(rows - r, 16u);
+    for (uint32_t k = 0; k < 4u && c + k < cols; k++, out += ld_wt) {
+      for (uint32_t i = 0; i < n; i++) {
+        out[i] = bytes[sg_k_tile_byte(r + i, c + k)];
+      }
+    }
+    return;
+  }
+  const uint32_t *words = reinterpret_cast<const uint32_t *>(sh.chunk);
+  uint32_t a[16];
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    a[i] = words[4u * sg_k_slot(r + i, warp) + (lane >> 3)];
+  }
+  uint32_t o[4][4]; /* o[t][k]: Wt row c + k, bytes 4t .. 4t+3 */
+#pragma unroll
+  for (int t = 0; t < 4; t++) {
+    sg_k_transpose4x4(a[4 * t], a[4 * t + 1], a[4 * t + 2], a[4 * t + 3], o[t]);
+  }
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    if (c + k < cols) {
+      sg_k_store_bytes16(out, make_uint4(o[0][k], o[1][k], o[2][k], o[3][k]));
+    }
+    out += ld_wt;
+  }
+}
+
+#endif /* SG_KERNELS_REFRESH_TILE_CUH */

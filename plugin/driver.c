@@ -1,0 +1,121 @@
+/* step: the step driver (warm-up, capture, replay, eager fallback). */
+#include "args.h"
+#include "cuda_check.h"
+#include "entries.h"
+#include "session.h"
+
+static sg_status run_fn(sg_session *s, const sg_step_args *in,
+                        const sg_graph *e, uint32_t phase) {
+  sg_step_context ctx = {0};
+  ctx.struct_size = sizeof ctx;
+  ctx.session = s;
+  ctx.key = in->key;
+  ctx.step_index = e->steps;
+  ctx.phase = phase;
+  return in->fn(in->user, in->stream, &ctx);
+}
+
+/* Graphs are off for the key: the callback runs eagerly; the reason is
+ * logged once. */
+static sg_status eager_step(sg_session *s, const sg_step_args *in,
+                            sg_graph *e, uint32_t *outcome) {
+  s->stats.eager_runs++;
+  if (!e->eager_logged) {
+    e->eager_logged = true;
+    sg_log(&s->log, SG_LOG_INFO, "step: key %llu runs eagerly: %s",
+           (unsigned long long)e->key, e->reason);
+  }
+  *outcome = SG_STEP_EAGER;
+  return run_fn(s, in, e, SG_PHASE_EAGER);
+}
+
+/* Captures the callback (after pre_capture when the session is not READY)
+ * and launches the new graph once, so the call still runs its step. A
+ * failed capture runs the step eagerly instead. */
+static sg_status capture_step(sg_session *s, const sg_step_args *in,
+                              sg_graph *e, uint32_t *outcome) {
+  sg_status st = s->state == SG_STATE_READY ? SG_OK
+                                            : sg_pre_capture(s, in->stream);
+  sg_graph *begun = NULL;
+  if (st == SG_OK) {
+    st = sg_engine_begin(s, in->key, in->stream, s->config.capture_mode,
+                         &begun);
+  }
+  if (st != SG_OK) { /* not SG_RUN_EAGERLY: drive() checked the key */
+    return st;
+  }
+  sg_status fn_st = run_fn(s, in, e, SG_PHASE_CAPTURE);
+  if (fn_st != SG_OK) {
+    bool invalidated = false;
+    sg_engine_abandon(s, &invalidated);
+    /* An invalidated capture explains the callback's error: fall back. */
+    return invalidated ? eager_step(s, in, e, outcome) : fn_st;
+  }
+  st = sg_engine_end(s);
+  if (st == SG_ERR_CAPTURE_FAILED) {
+    return eager_step(s, in, e, outcome);
+  }
+  if (st == SG_OK) {
+    st = sg_engine_launch(s, e, in->stream, NULL, 0);
+  }
+  if (st == SG_OK) {
+    *outcome = SG_STEP_CAPTURED;
+  }
+  return st;
+}
+
+static sg_status drive(sg_session *s, const sg_step_args *in,
+                       uint32_t *outcome) {
+  sg_graph *e = NULL;
+  sg_status st = sg_graphs_get(&s->graphs, s, in->key, &e);
+  if (st != SG_OK) {
+    return st;
+  }
+  if (s->graphs.disabled && !e->eager_only) {
+    sg_graph_make_eager(e, "graphs are disabled (STEPGRAPH_DISABLE=1)");
+  }
+  if (e->eager_only) {
+    st = eager_step(s, in, e, outcome);
+  } else if (e->steps < s->config.warmup_steps) {
+    *outcome = SG_STEP_WARMUP;
+    st = run_fn(s, in, e, SG_PHASE_WARMUP);
+  } else if (e->exec != NULL) {
+    *outcome = SG_STEP_REPLAYED;
+    st = sg_engine_launch(s, e, in->stream, NULL, 0);
+  } else {
+    st = capture_step(s, in, e, outcome);
+  }
+  if (st == SG_OK) {
+    e->steps++;
+  }
+  return st;
+}
+
+sg_status sg_step(sg_session *s, sg_step_args *args) {
+  sg_call c;
+  sg_step_args in;
+  sg_status st = sg_enter(&c, s, "step");
+  if (st == SG_OK) {
+    st = SG_READ(s, sg_step_args, args, &in, "args");
+  }
+  if (st == SG_OK && in.fn == NULL) {
+    st = sg_fail(s, SG_ERR_INVALID_ARGUMENT, "args->fn is NULL");
+  }
+  if (st == SG_OK) {
+    st = sg_check_stream_arg(s, in.stream, "args->stream");
+  }
+  if (st == SG_OK) {
+    st = sg_require_not_capturing(s);
+  }
+  if (st == SG_OK) {
+    st = sg_require_device(s);
+  }
+  uint32_t outcome = SG_STEP_EAGER;
+  if (st == SG_OK) {
+    st = drive(s, &in, &outcome);
+  }
+  if (st == SG_OK) {
+    args->outcome_out = outcome; /* inside ABI 1.0's struct_size */
+  }
+  return sg_leave(&c, st);
+}

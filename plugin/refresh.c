@@ -1,0 +1,85 @@
+/* post_optimizer_step: the FP8 refresh hook, one kernel launch. */
+#include "args.h"
+#include "cuda_check.h"
+#include "entries.h"
+#include "nvtx.h"
+#include "session.h"
+
+static sg_status check_refresh_args(sg_session *s, const sg_refresh_args *in) {
+  if (in->mode > SG_REFRESH_CAST_TRANSPOSE) {
+    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+                   "args->mode is %u (known: TRANSPOSE, CAST, CAST_TRANSPOSE)",
+                   (unsigned)in->mode);
+  }
+  if (in->flags != 0 || in->reserved0 != 0) {
+    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+                   "args->flags/reserved0 are 0x%x/0x%x, must be 0",
+                   (unsigned)in->flags, (unsigned)in->reserved0);
+  }
+  return SG_OK;
+}
+
+/* The selected parameters exist and, for the cast modes, have masters:
+ * host metadata only, so this stays capture-safe. */
+static sg_status check_selection(sg_session *s, const sg_refresh_args *in) {
+  uint32_t selected = 0;
+  for (uint32_t i = 0; i < s->fp8.count; i++) {
+    const sg_k_param *p = &s->fp8.params[i];
+    if (in->group != SG_ALL_GROUPS && p->group != in->group) {
+      continue;
+    }
+    selected++;
+    if (in->mode != SG_REFRESH_TRANSPOSE && p->master == NULL) {
+      return sg_fail(s, SG_ERR_INVALID_STATE,
+                     "registered param %u has no master, so it cannot be "
+                     "refreshed in a cast mode",
+                     i);
+    }
+  }
+  if (selected == 0 && in->group != SG_ALL_GROUPS) {
+    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+                   "args->group %u has no registered parameter",
+                   (unsigned)in->group);
+  }
+  return SG_OK;
+}
+
+static sg_status launch(sg_session *s, sg_stream stream,
+                        const sg_refresh_args *in) {
+  sg_device_scope scope;
+  sg_status st = sg_device_push(s, s->device, &scope);
+  if (st == SG_OK) {
+    st = SG_CUDA(s, sg_k_refresh_launch(s->fp8.device_table, in->mode,
+                                        in->group, in->noop_flag, s->sm_count,
+                                        (cudaStream_t)stream));
+    sg_device_pop(&scope);
+  }
+  if (st == SG_OK) {
+    s->stats.refreshes++;
+  }
+  return st;
+}
+
+sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
+                                 const sg_refresh_args *args) {
+  SG_NVTX_RANGE("refresh");
+  sg_call c;
+  sg_refresh_args in;
+  sg_status st = sg_enter(&c, s, "post_optimizer_step");
+  if (st == SG_OK) {
+    st = SG_READ(s, sg_refresh_args, args, &in, "args");
+  }
+  if (st == SG_OK) {
+    st = check_refresh_args(s, &in);
+  }
+  if (st == SG_OK) {
+    st = check_selection(s, &in);
+  }
+  if (st == SG_OK) {
+    st = sg_require_device(s);
+  }
+  if (st == SG_OK && s->fp8.count > 0) {
+    st = launch(s, stream, &in);
+  }
+  return sg_leave(&c, st);
+}

@@ -1,0 +1,92 @@
+/* The smallest host: load libstepgraph.so.1, negotiate the ABI, create a
+ * session, print what each step returned, destroy it.
+ *
+ *   minimal_host [path/to/libstepgraph.so.1]
+ *
+ * Without a usable GPU the session cannot be created: the program says so,
+ * shows that a validation-only session still works, and exits 2. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stepgraph.h"
+
+#define EXIT_NO_GPU 2
+
+static const sg_api *load(const char *path) {
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) {
+    fprintf(stderr, "cannot load the plugin: %s\n", dlerror());
+    return NULL;
+  }
+  sg_get_api_v1_fn get_api = (sg_get_api_v1_fn)dlsym(lib, SG_GET_API_SYMBOL);
+  if (get_api == NULL) {
+    fprintf(stderr, "%s is not a stepgraph plugin: %s\n", path, dlerror());
+    return NULL;
+  }
+  sg_get_api_args args;
+  memset(&args, 0, sizeof args);
+  args.struct_size = sizeof args;
+  args.host_abi_version = SG_ABI_VERSION;
+  sg_status st = get_api(&args);
+  printf("host ABI %u.%u, plugin ABI %u.%u, library %s: %s\n", SG_ABI_MAJOR,
+         SG_ABI_MINOR, SG_ABI_VERSION_MAJOR(args.plugin_abi_version),
+         SG_ABI_VERSION_MINOR(args.plugin_abi_version),
+         args.library_version ? args.library_version : "?",
+         st == SG_OK ? "negotiated" : args.error);
+  return st == SG_OK ? args.api : NULL;
+}
+
+static sg_status create(const sg_api *api, uint32_t flags, sg_session **s) {
+  sg_session_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.struct_size = sizeof cfg;
+  cfg.flags = flags;
+  cfg.rng_seed = 1234;
+  sg_status st = api->session_create(&cfg, s);
+  char detail[512] = "";
+  if (st != SG_OK) {
+    api->last_error(NULL, detail, sizeof detail, NULL);
+  }
+  printf("session_create(%s): %s%s%s\n",
+         flags ? "validation-only" : "device 0", api->status_string(st),
+         st != SG_OK ? " — " : "", detail);
+  return st;
+}
+
+static void report(const sg_api *api, sg_session *s, const char *what,
+                   sg_status st) {
+  char detail[512] = "";
+  if (st != SG_OK) {
+    api->last_error(s, detail, sizeof detail, NULL);
+  }
+  printf("%s: %s%s%s\n", what, api->status_string(st),
+         st != SG_OK ? " — " : "", detail);
+}
+
+int main(int argc, char **argv) {
+  const char *path = argc > 1 ? argv[1] : "libstepgraph.so.1";
+  const sg_api *api = load(path);
+  if (api == NULL) {
+    return 1;
+  }
+  sg_session *s = NULL;
+  sg_status st = create(api, 0, &s);
+  int rc = 0;
+  if (st != SG_OK) {
+    printf("no usable GPU: stepgraph needs an NVIDIA GPU with driver >= 580 "
+           "to run a step; checking the configuration only\n");
+    st = create(api, SG_SESSION_VALIDATION_ONLY, &s);
+    rc = EXIT_NO_GPU;
+  }
+  if (st != SG_OK) {
+    return 1;
+  }
+  sg_stats stats;
+  memset(&stats, 0, sizeof stats);
+  stats.struct_size = sizeof stats;
+  report(api, s, "get_stats", api->get_stats(s, &stats));
+  api->session_destroy(s);
+  printf("session destroyed\n");
+  return rc;
+}

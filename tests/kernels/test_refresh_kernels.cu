@@ -1,0 +1,297 @@
+/* The refresh kernels bit-exact against the CPU reference (refresh_fixture.h
+ * says how a check covers outputs, guards and untouched bytes): random and
+ * edge shapes, thousands of parameters, every mode, both formats, FP32 and
+ * BF16 masters, group filters, the no-op flag, graph capture and replay, a
+ * table rebuilt under a captured graph, and special scales.
+ *
+ * Environment: SG_TEST_SEED fixes the random seed (printed at start);
+ * SG_REFRESH_CASES sets how many random cases run (default 12), so that
+ * compute-sanitizer runs can stay short. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "refresh.h"
+#include "refresh_fixture.h"
+#include "sg_gpu_test.h"
+#include "run_suite.h"
+
+enum { kCapacity = 4096 };
+static const uint32_t kModes[] = {SG_K_MODE_TRANSPOSE, SG_K_MODE_CAST, SG_K_MODE_CAST_TRANSPOSE};
+
+static sg_fx_rng g_rng;
+static int g_sm_count;
+static void *g_table; /* device table: one address for the whole program */
+static void *g_image;
+
+static uint64_t env_or(const char *name, uint64_t fallback) {
+  const char *v = getenv(name);
+  return v != NULL ? strtoull(v, NULL, 0) : fallback;
+}
+
+/* Builds the table for c's first `count` parameters and uploads it. */
+static void build_table(const sg_fx_case *c, uint32_t count) {
+  sg_k_param *params = static_cast<sg_k_param *>(malloc(c->count * sizeof *params));
+  sg_fx_params(c, c->dev, params);
+  ck_assert_int_eq(sg_k_refresh_build(g_image, kCapacity, params, count), cudaSuccess);
+  SG_TEST_CUDA(cudaMemcpy(g_table, g_image, sg_k_refresh_table_bytes(kCapacity),
+                          cudaMemcpyHostToDevice));
+  /* The copy may return before its DMA lands (pageable source), and graph
+   * replays below run on a non-blocking stream. */
+  SG_TEST_CUDA(cudaDeviceSynchronize());
+  free(params);
+}
+
+static void expect_equal(sg_fx_case *c, const char *what, uint32_t mode, uint32_t group) {
+  char msg[640];
+  ck_assert_msg(sg_fx_compare(c, msg, sizeof msg) == 0, "%s, mode %u, group %d: %s", what,
+                mode, static_cast<int>(group), msg);
+}
+
+/* Uploads c's initial bytes, runs one eager launch and checks the arena
+ * against the reference over the first `count` parameters. */
+static void launch_and_check(sg_fx_case *c, uint32_t count, uint32_t mode, uint32_t group,
+                             const int32_t *noop, const char *what) {
+  sg_fx_expect(c, count, mode, group);
+  SG_TEST_CUDA(sg_fx_upload(c));
+  SG_TEST_CUDA(sg_k_refresh_launch(g_table, mode, group, noop, g_sm_count, 0));
+  SG_TEST_CUDA(cudaDeviceSynchronize());
+  SG_TEST_CUDA(sg_fx_download(c));
+  expect_equal(c, what, mode, group);
+}
+
+/* Two launches on one table: the second after every non-input byte changed
+ * and masters halved, so unwritten outputs and stale amax cannot pass. */
+static void check_mode(sg_fx_case *c, uint32_t mode, uint32_t group) {
+  launch_and_check(c, c->count, mode, group, NULL, "first launch");
+  sg_fx_repoison(c, mode, &g_rng);
+  launch_and_check(c, c->count, mode, group, NULL, "second launch");
+}
+
+/* Every mode, for all groups and for one group picked at random. */
+static void check_specs(const sg_fx_spec *specs, uint32_t count) {
+  sg_fx_case c;
+  SG_TEST_CUDA(sg_fx_case_init(&c, specs, count, &g_rng));
+  build_table(&c, count);
+  for (uint32_t mode : kModes) {
+    check_mode(&c, mode, SG_K_ALL_GROUPS);
+    check_mode(&c, mode, static_cast<uint32_t>(sg_fx_below(&g_rng, 4)));
+  }
+  sg_fx_case_free(&c);
+}
+
+static void random_specs(sg_fx_spec *specs, uint32_t count, uint64_t max_dim) {
+  for (uint32_t i = 0; i < count; i++) {
+    sg_fx_random_spec(&g_rng, max_dim, &specs[i]);
+  }
+}
+
+/* A case of `count` random parameters, the table built for the first
+ * `in_table` of them. */
+static void random_case(sg_fx_case *c, uint32_t count, uint64_t max_dim, uint32_t in_table) {
+  sg_fx_spec *specs = static_cast<sg_fx_spec *>(malloc(count * sizeof *specs));
+  random_specs(specs, count, max_dim);
+  SG_TEST_CUDA(sg_fx_case_init(c, specs, count, &g_rng));
+  free(specs);
+  build_table(c, in_table);
+}
+
+START_TEST(random_shapes) {
+  const uint64_t cases = env_or("SG_REFRESH_CASES", 12);
+  for (uint64_t k = 0; k < cases; k++) {
+    sg_fx_spec specs[16];
+    const uint32_t count = 1 + static_cast<uint32_t>(sg_fx_below(&g_rng, 16));
+    random_specs(specs, count, 600);
+    check_specs(specs, count);
+  }
+}
+END_TEST
+
+/* Each listed shape with every format and master dtype, aligned and not,
+ * owning all of it or a slice that splits rows. */
+START_TEST(edge_shapes) {
+  static const uint64_t shapes[][2] = {{1, 1},     {1, 1000}, {1000, 1}, {128, 128}, {127, 129},
+                                       {129, 127}, {64, 128}, {16, 16},  {17, 300},  {256, 3}};
+  const uint32_t n = sizeof shapes / sizeof shapes[0];
+  sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
+  for (uint32_t variant = 0; variant < 2; variant++) {
+    for (uint32_t i = 0; i < 4 * n; i++) {
+      sg_fx_spec *s = &specs[i];
+      sg_fx_random_spec(&g_rng, 64, s);
+      s->rows = shapes[i % n][0];
+      s->cols = shapes[i % n][1];
+      s->format = (i / n) % 2;
+      s->master_dtype = (i / n) < 2 ? SG_K_MASTER_FP32 : SG_K_MASTER_BF16;
+      s->misalign = variant;
+      s->pad_w = s->pad_wt = s->pad_m = variant * 3;
+      s->range_begin = variant ? s->rows * s->cols / 3 : 0;
+      s->range_end = variant ? s->rows * s->cols - s->range_begin : 0;
+    }
+    check_specs(specs, 4 * n);
+  }
+}
+END_TEST
+
+START_TEST(thousands_of_params) {
+  const uint32_t count = 3000;
+  sg_fx_spec *specs = static_cast<sg_fx_spec *>(malloc(count * sizeof *specs));
+  random_specs(specs, count, 48);
+  check_specs(specs, count);
+  free(specs);
+}
+END_TEST
+
+/* Zero, negative, infinite, NaN and subnormal scales: whatever the
+ * arithmetic gives, the same on both sides. */
+START_TEST(special_scales) {
+  static const float scales[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3.0f, 1e30f};
+  sg_fx_spec specs[2 * sizeof scales / sizeof scales[0]];
+  const uint32_t count = sizeof specs / sizeof specs[0];
+  random_specs(specs, count, 200);
+  for (uint32_t i = 0; i < count; i++) {
+    specs[i].scale = scales[i / 2];
+    specs[i].master_dtype = i % 2 ? SG_K_MASTER_BF16 : SG_K_MASTER_FP32;
+    specs[i].specials = 1;
+  }
+  check_specs(specs, count);
+}
+END_TEST
+
+/* Each group alone, and a group nobody has: the others stay untouched. */
+START_TEST(group_filter) {
+  sg_fx_case c;
+  random_case(&c, 12, 300, 12);
+  for (uint32_t mode : kModes) {
+    for (uint32_t group = 0; group < 4; group++) {
+      check_mode(&c, mode, group);
+    }
+    check_mode(&c, mode, 77);
+  }
+  sg_fx_case_free(&c);
+}
+END_TEST
+
+START_TEST(noop_flag) {
+  sg_fx_case c;
+  random_case(&c, 6, 300, 6);
+  int32_t *flag = NULL;
+  SG_TEST_CUDA(cudaMalloc(&flag, sizeof *flag));
+  for (uint32_t mode : kModes) {
+    const int32_t values[] = {-5, 1, 0};
+    for (int32_t v : values) {
+      SG_TEST_CUDA(cudaMemcpy(flag, &v, sizeof v, cudaMemcpyHostToDevice));
+      /* A set flag means no parameter is refreshed: count 0 for the reference. */
+      launch_and_check(&c, v != 0 ? 0 : c.count, mode, SG_K_ALL_GROUPS, flag, "noop flag");
+    }
+  }
+  SG_TEST_CUDA(cudaFree(flag));
+  sg_fx_case_free(&c);
+}
+END_TEST
+
+static cudaGraphExec_t capture(cudaStream_t stream, uint32_t mode, const int32_t *noop) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  SG_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  SG_TEST_CUDA(sg_k_refresh_launch(g_table, mode, SG_K_ALL_GROUPS, noop, g_sm_count, stream));
+  SG_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
+  SG_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  SG_TEST_CUDA(cudaGraphDestroy(graph));
+  return exec;
+}
+
+static void replay_and_check(sg_fx_case *c, cudaGraphExec_t exec, cudaStream_t stream,
+                             uint32_t count, uint32_t mode, const char *what) {
+  sg_fx_expect(c, count, mode, SG_K_ALL_GROUPS);
+  SG_TEST_CUDA(sg_fx_upload(c));
+  SG_TEST_CUDA(cudaGraphLaunch(exec, stream));
+  SG_TEST_CUDA(cudaStreamSynchronize(stream));
+  SG_TEST_CUDA(sg_fx_download(c));
+  expect_equal(c, what, mode, SG_K_ALL_GROUPS);
+}
+
+/* A captured launch replays to the same bytes as an eager one; a table
+ * rebuilt with more parameters at the same address is picked up by the
+ * graph captured before; a captured no-op flag is read at replay time. */
+START_TEST(graph_capture_and_replay) {
+  const uint32_t count = 40, first = 25;
+  sg_fx_case c;
+  random_case(&c, count, 300, first);
+  cudaStream_t stream;
+  SG_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  int32_t *flag = NULL;
+  SG_TEST_CUDA(cudaMalloc(&flag, sizeof *flag));
+  SG_TEST_CUDA(cudaMemset(flag, 0, sizeof *flag));
+  for (uint32_t mode : kModes) {
+    build_table(&c, first);
+    launch_and_check(&c, first, mode, SG_K_ALL_GROUPS, flag, "eager");
+    cudaGraphExec_t exec = capture(stream, mode, flag);
+    replay_and_check(&c, exec, stream, first, mode, "replay");
+    sg_fx_repoison(&c, mode, &g_rng);
+    replay_and_check(&c, exec, stream, first, mode, "second replay");
+    build_table(&c, count);
+    replay_and_check(&c, exec, stream, count, mode, "replay after rebuilding the table");
+    const int32_t one = 1;
+    SG_TEST_CUDA(cudaMemcpy(flag, &one, sizeof one, cudaMemcpyHostToDevice));
+    replay_and_check(&c, exec, stream, 0, mode, "replay with the no-op flag set");
+    SG_TEST_CUDA(cudaMemset(flag, 0, sizeof *flag));
+    SG_TEST_CUDA(cudaGraphExecDestroy(exec));
+  }
+  SG_TEST_CUDA(cudaFree(flag));
+  SG_TEST_CUDA(cudaStreamDestroy(stream));
+  sg_fx_case_free(&c);
+}
+END_TEST
+
+START_TEST(invalid_launch_arguments) {
+  ck_assert_int_eq(sg_k_refresh_launch(NULL, 0, SG_K_ALL_GROUPS, NULL, g_sm_count, 0),
+                   cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 3, SG_K_ALL_GROUPS, NULL, g_sm_count, 0),
+                   cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, SG_K_ALL_GROUPS, NULL, 0, 0),
+                   cudaErrorInvalidValue);
+}
+END_TEST
+
+static void setup_device(void) {
+  int device = 0;
+  SG_TEST_CUDA(cudaGetDevice(&device));
+  SG_TEST_CUDA(cudaDeviceGetAttribute(&g_sm_count, cudaDevAttrMultiProcessorCount, device));
+  SG_TEST_CUDA(cudaMalloc(&g_table, sg_k_refresh_table_bytes(kCapacity)));
+  g_image = malloc(sg_k_refresh_table_bytes(kCapacity));
+  if (g_image == NULL) {
+    fprintf(stderr, "test_refresh_kernels: out of host memory\n");
+    exit(1);
+  }
+}
+
+/* One test per case, so that CK_RUN_CASE can pick them (sanitizer runs). */
+static TCase *new_case(Suite *s, const char *name) {
+  TCase *tc = tcase_create(name);
+  suite_add_tcase(s, tc);
+  return tc;
+}
+
+int main(void) {
+  sg_test_require_gpu("test_refresh_kernels");
+  const uint64_t seed = env_or("SG_TEST_SEED", static_cast<uint64_t>(time(NULL)));
+  printf("test_refresh_kernels: SG_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  g_rng.state = seed;
+  setup_device();
+  Suite *s = suite_create("refresh_kernels");
+  tcase_add_test(new_case(s, "random_shapes"), random_shapes);
+  tcase_add_test(new_case(s, "edge_shapes"), edge_shapes);
+  tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
+  tcase_add_test(new_case(s, "special_scales"), special_scales);
+  tcase_add_test(new_case(s, "group_filter"), group_filter);
+  tcase_add_test(new_case(s, "noop_flag"), noop_flag);
+  tcase_add_test(new_case(s, "graph"), graph_capture_and_replay);
+  tcase_add_test(new_case(s, "invalid_arguments"), invalid_launch_arguments);
+  const int rc = sg_run_suite(s, CK_NOFORK);
+  SG_TEST_CUDA(cudaFree(g_table));
+  free(g_image);
+  return rc;
+}

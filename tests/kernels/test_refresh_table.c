@@ -1,0 +1,169 @@
+/* sg_k_refresh_build without a GPU: what it rejects, and the table it lays
+ * out (group order, work items per mode, the cast view, alignment flags). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "refresh.h"
+#include "refresh_table.h"
+#include "run_suite.h"
+
+enum { CAPACITY = 8 };
+
+/* Device pointers are only stored, never touched: fake aligned addresses. */
+static sg_k_param valid_param(uint32_t group) {
+  sg_k_param p;
+  memset(&p, 0, sizeof p);
+  p.w = (uint8_t *)(uintptr_t)0x100000;
+  p.ld_w = 304;
+  p.wt = (uint8_t *)(uintptr_t)0x200000;
+  p.ld_wt = 304;
+  p.master = (const void *)(uintptr_t)0x300000;
+  p.ld_master = 300;
+  p.scale = (const float *)(uintptr_t)0x400000;
+  p.scale_inv = (float *)(uintptr_t)0x400010;
+  p.amax = (float *)(uintptr_t)0x400020;
+  p.rows = 300;
+  p.cols = 300;
+  p.format = SG_K_FP8_E5M2;
+  p.master_dtype = SG_K_MASTER_FP32;
+  p.group = group;
+  return p;
+}
+
+static void *new_image(void) {
+  void *image = malloc(sg_k_refresh_table_bytes(CAPACITY));
+  ck_assert_ptr_nonnull(image);
+  return image;
+}
+
+static const sg_k_desc *descs_of(void *image) {
+  return (const sg_k_desc *)((char *)image + sg_k_descs_offset());
+}
+
+static cudaError_t build_one(const sg_k_param *p) {
+  void *image = new_image();
+  const cudaError_t err = sg_k_refresh_build(image, CAPACITY, p, 1);
+  free(image);
+  return err;
+}
+
+/* Each entry breaks one rule the header lists. */
+static void break_rule(sg_k_param *p, int rule) {
+  switch (rule) {
+  case 0: p->format = 2; break;
+  case 1: p->master_dtype = 3; break;
+  case 2: p->rows = 0; break;
+  case 3: p->cols = 0; break;
+  case 4: p->rows = UINT64_MAX / 2; p->cols = 3; break;
+  case 5: p->ld_w = p->cols - 1; break;
+  case 6: p->ld_wt = p->rows - 1; break;
+  case 7: p->w = NULL; break;
+  case 8: p->wt = NULL; break;
+  case 9: p->master = NULL; break;
+  case 10: p->scale = NULL; break;
+  case 11: p->scale_inv = NULL; break;
+  case 12: p->amax = NULL; break;
+  case 13: p->ld_master = p->cols - 1; break;
+  case 14: p->range_begin = 10; p->range_end = 5; break;
+  case 15: p->range_begin = 0; p->range_end = p->rows * p->cols + 1; break;
+  default: p->range_begin = 3; p->range_end = 0; break;
+  }
+}
+
+START_TEST(rejects_each_invalid_field) {
+  sg_k_param p = valid_param(0);
+  ck_assert_int_eq(build_one(&p), cudaSuccess);
+  break_rule(&p, _i);
+  ck_assert_msg(build_one(&p) == cudaErrorInvalidValue, "rule %d accepted", _i);
+}
+END_TEST
+
+START_TEST(rejects_bad_arguments) {
+  sg_k_param p[CAPACITY + 1];
+  for (int i = 0; i <= CAPACITY; i++) {
+    p[i] = valid_param(0);
+  }
+  void *image = new_image();
+  ck_assert_int_eq(sg_k_refresh_build(NULL, CAPACITY, p, 1), cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, NULL, 1), cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, CAPACITY + 1), cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, CAPACITY), cudaSuccess);
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, NULL, 0), cudaSuccess);
+  ck_assert_uint_eq(((const sg_k_table *)image)->count, 0);
+  free(image);
+}
+END_TEST
+
+/* Groups 2, 0, 2, 0 come out as 0, 0, 2, 2 in their original order, and
+ * each mode's work items form one list in that order. */
+START_TEST(sorts_by_group_and_lays_out_items) {
+  sg_k_param p[4] = {valid_param(2), valid_param(0), valid_param(2), valid_param(0)};
+  p[1].rows = 1;
+  p[1].cols = 129;
+  p[1].ld_w = p[1].ld_master = 129;
+  p[1].ld_wt = 1;
+  p[2].master_dtype = SG_K_MASTER_NONE;
+  p[3].range_begin = 7;
+  p[3].range_end = 7 + 2 * SG_K_CAST_ITEM + 1;
+  void *image = new_image();
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 4), cudaSuccess);
+  const sg_k_desc *d = descs_of(image);
+  const uint32_t order[4] = {1, 3, 0, 2};
+  for (int i = 0; i < 4; i++) {
+    ck_assert_uint_eq(d[i].index, order[i]);
+  }
+  ck_assert_uint_eq(d[0].items[SG_K_MODE_TRANSPOSE], 2);     /* 1 x 129: 1 x 2 tiles */
+  ck_assert_uint_eq(d[2].items[SG_K_MODE_TRANSPOSE], 9);     /* 300 x 300: 3 x 3 */
+  ck_assert_uint_eq(d[1].items[SG_K_MODE_CAST], 3);          /* 2 items + 1 element */
+  ck_assert_uint_eq(d[3].items[SG_K_MODE_CAST], 0);          /* no master */
+  ck_assert_uint_eq(d[3].items[SG_K_MODE_CAST_TRANSPOSE], 0);
+  const sg_k_table *t = image;
+  for (int m = 0; m < SG_K_MODE_COUNT; m++) {
+    uint64_t next = 0;
+    for (int i = 0; i < 4; i++) {
+      ck_assert_uint_eq(d[i].item_first[m], next);
+      next += d[i].items[m];
+    }
+    ck_assert_uint_eq(t->total_items[m], next);
+  }
+  free(image);
+}
+END_TEST
+
+/* The cast view is one long row only when W and the master are dense; an
+ * empty owned range still has one item (it writes amax and scale_inv). */
+START_TEST(cast_view_and_alignment) {
+  sg_k_param p[3] = {valid_param(0), valid_param(0), valid_param(0)};
+  p[1].ld_w = 300;
+  p[1].master_dtype = SG_K_MASTER_BF16;
+  p[1].range_begin = p[1].range_end = 500;
+  p[2].w = (uint8_t *)(uintptr_t)0x100001;
+  p[2].ld_wt = 301;
+  void *image = new_image();
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 3), cudaSuccess);
+  const sg_k_desc *d = descs_of(image);
+  ck_assert_uint_eq(d[0].flat_cols, 300);
+  ck_assert_uint_eq(d[1].flat_cols, 300 * 300);
+  ck_assert_uint_eq(d[1].items[SG_K_MODE_CAST], 1);
+  ck_assert_uint_eq(d[0].range_end, 300 * 300);
+  /* Rows start 16-byte aligned when the base is and ld * element size is a
+   * multiple of 16: FP32 ld 300 is (1200 B), BF16 ld 300 (600 B) and FP8
+   * ld 300 are not. */
+  ck_assert_uint_eq(d[0].vec, SG_K_VEC_W | SG_K_VEC_WT | SG_K_VEC_MASTER);
+  ck_assert_uint_eq(d[1].vec, SG_K_VEC_WT);
+  ck_assert_uint_eq(d[2].vec, SG_K_VEC_MASTER);
+  free(image);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("refresh_table");
+  TCase *tc = tcase_create("build");
+  tcase_add_loop_test(tc, rejects_each_invalid_field, 0, 17);
+  tcase_add_test(tc, rejects_bad_arguments);
+  tcase_add_test(tc, sorts_by_group_and_lays_out_items);
+  tcase_add_test(tc, cast_view_and_alignment);
+  suite_add_tcase(s, tc);
+  return sg_run_suite(s, CK_FORK);
+}
