@@ -89,18 +89,12 @@ sg_status sg_engine_begin(sg_session *s, uint64_t key, sg_stream stream,
   if (e->eager_only) {
     return sg_graphs_answer_eager(s, e);
   }
-  sg_device_scope scope;
-  st = sg_device_push(s, s->device, &scope);
-  if (st != SG_OK) {
-    return st;
-  }
   st = check_capture_stream(s, stream);
   const double start = sg_now_ms();
   if (st == SG_OK) {
     st = SG_CUDA(s, cudaStreamBeginCapture((cudaStream_t)stream,
                                            cuda_mode(mode)));
   }
-  sg_device_pop(&scope);
   if (st == SG_OK) {
     s->state = SG_STATE_CAPTURING;
     g->capturing_key = key;
@@ -287,21 +281,14 @@ static sg_status install(sg_session *s, sg_graph *e, cudaGraph_t graph) {
 
 sg_status sg_engine_end(sg_session *s) {
   sg_graph *e = s->graphs.capturing;
-  sg_device_scope scope;
-  sg_status push = sg_device_push(s, s->device, &scope);
   cudaGraph_t graph = NULL;
   cudaError_t err = close_capture(s, &graph);
-  sg_status st = err != cudaSuccess || graph == NULL
-                     ? capture_failed(s, e, graph, err)
-                     : install(s, e, graph);
-  sg_device_pop(&scope);
-  return push != SG_OK ? push : st;
+  return err != cudaSuccess || graph == NULL ? capture_failed(s, e, graph, err)
+                                             : install(s, e, graph);
 }
 
 void sg_engine_abandon(sg_session *s, bool *invalidated_out) {
   sg_graph *e = s->graphs.capturing;
-  sg_device_scope scope;
-  sg_status push = sg_device_push(s, s->device, &scope);
   enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   (void)cudaStreamIsCapturing((cudaStream_t)s->graphs.capturing_stream,
                               &status);
@@ -322,8 +309,6 @@ void sg_engine_abandon(sg_session *s, bool *invalidated_out) {
     e->eager_logged = true;
     sg_log(&s->log, SG_LOG_ERROR, "step: %s", e->reason);
   }
-  (void)push; /* a failed push switched nothing: pop is a no-op */
-  sg_device_pop(&scope);
 }
 
 /* --- Entries -------------------------------------------------------------- */
@@ -385,11 +370,7 @@ sg_status sg_capture_end(sg_session *s, const sg_capture_args *args) {
  * memory to the device. */
 static sg_status drop_key(sg_session *s, sg_graph *e) {
   const bool had_alloc = e->alloc_bytes > 0;
-  sg_device_scope scope;
-  sg_status st = sg_device_push(s, s->device, &scope);
-  if (st != SG_OK) {
-    return st;
-  }
+  sg_status st = SG_OK;
   sg_graph_drop(e);
   e->eager_only = false;
   e->eager_logged = false;
@@ -398,7 +379,6 @@ static sg_status drop_key(sg_session *s, sg_graph *e) {
   if (had_alloc) {
     st = sg_graphs_trim(s);
   }
-  sg_device_pop(&scope);
   return st;
 }
 

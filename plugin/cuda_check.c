@@ -1,5 +1,7 @@
 #include "cuda_check.h"
 
+#include "session.h"
+
 sg_status sg_cuda(sg_session *s, cudaError_t err, const char *call) {
   if (err == cudaSuccess) {
     return SG_OK;

@@ -7,7 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <stdbool.h>
 
-#include "session.h"
+#include "stepgraph.h"
 
 /* SG_OK, or fails the entry with "<call> failed: <cudaErrorName> (<text>)"
  * (SG_ERR_OUT_OF_MEMORY for allocation failures, else SG_ERR_CUDA). */

@@ -68,19 +68,13 @@ static sg_status check_stream(sg_session *s, sg_stream stream) {
  * stream, and a wait for that stream alone (never the device: another
  * thread may be capturing). */
 static sg_status prepare_device(sg_session *s, sg_stream stream) {
-  sg_device_scope scope;
-  sg_status st = sg_device_push(s, s->device, &scope);
-  if (st != SG_OK) {
-    return st;
-  }
-  st = check_stream(s, stream);
+  sg_status st = check_stream(s, stream);
   if (st == SG_OK) {
     st = check_registered(s);
   }
   if (st == SG_OK) {
     st = sg_registry_upload(&s->fp8, s, stream); /* waits for stream */
   }
-  sg_device_pop(&scope);
   return st;
 }
 

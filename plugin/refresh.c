@@ -46,14 +46,10 @@ static sg_status check_selection(sg_session *s, const sg_refresh_args *in) {
 
 static sg_status launch(sg_session *s, sg_stream stream,
                         const sg_refresh_args *in) {
-  sg_device_scope scope;
-  sg_status st = sg_device_push(s, s->device, &scope);
-  if (st == SG_OK) {
-    st = SG_CUDA(s, sg_k_refresh_launch(s->fp8.device_table, in->mode,
-                                        in->group, in->noop_flag, s->sm_count,
-                                        (cudaStream_t)stream));
-    sg_device_pop(&scope);
-  }
+  sg_status st = SG_CUDA(s, sg_k_refresh_launch(s->fp8.device_table, in->mode,
+                                                in->group, in->noop_flag,
+                                                s->sm_count,
+                                                (cudaStream_t)stream));
   if (st == SG_OK) {
     s->stats.refreshes++;
   }

@@ -46,16 +46,11 @@ sg_status sg_registry_upload(sg_registry *r, sg_session *s,
   }
   /* Ordered after `stream` (pre_capture passes the host's, whose refreshes
    * may still read the table) and waited for: the image is reused. */
-  sg_device_scope scope;
-  st = sg_device_push(s, s->device, &scope);
-  if (st == SG_OK) {
-    st = SG_CUDA(s, cudaMemcpyAsync(r->device_table, r->image, r->table_bytes,
-                                    cudaMemcpyHostToDevice, stream));
-  }
+  st = SG_CUDA(s, cudaMemcpyAsync(r->device_table, r->image, r->table_bytes,
+                                  cudaMemcpyHostToDevice, stream));
   if (st == SG_OK) {
     st = SG_CUDA(s, cudaStreamSynchronize(stream));
   }
-  sg_device_pop(&scope);
   return st;
 }
 

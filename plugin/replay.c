@@ -29,11 +29,7 @@ static sg_status copy_statics(sg_session *s, sg_stream stream,
 
 sg_status sg_engine_launch(sg_session *s, sg_graph *e, sg_stream stream,
                            const void *const *sources, uint32_t count) {
-  sg_device_scope scope;
-  sg_status st = sg_device_push(s, s->device, &scope);
-  if (st != SG_OK) {
-    return st;
-  }
+  sg_status st = SG_OK;
   nvtxRangePushA("stepgraph:replay");
   if (count > 0) {
     st = copy_statics(s, stream, sources, count);
@@ -42,7 +38,6 @@ sg_status sg_engine_launch(sg_session *s, sg_graph *e, sg_stream stream,
     st = SG_CUDA(s, cudaGraphLaunch(e->exec, (cudaStream_t)stream));
   }
   nvtxRangePop();
-  sg_device_pop(&scope);
   if (st == SG_OK) {
     e->replays++;
     e->last_used = ++s->graphs.clock;

@@ -71,17 +71,12 @@ sg_status sg_rng_end_step(sg_session *s, sg_stream stream) {
   if (st == SG_OK) {
     st = sg_require_device(s);
   }
-  sg_device_scope scope;
   if (st == SG_OK) {
-    st = sg_device_push(s, s->device, &scope);
-    if (st == SG_OK) {
-      /* The step's total is baked into a captured launch: every replay
-       * advances the base offset exactly as the eager step did. */
-      st = SG_CUDA(s, sg_k_rng_advance(&s->rng.device_state[1],
-                                       s->rng.step_offset,
-                                       (cudaStream_t)stream));
-      sg_device_pop(&scope);
-    }
+    /* The step's total is baked into a captured launch: every replay
+     * advances the base offset exactly as the eager step did. */
+    st = SG_CUDA(s, sg_k_rng_advance(&s->rng.device_state[1],
+                                     s->rng.step_offset,
+                                     (cudaStream_t)stream));
   }
   if (st == SG_OK) {
     s->rng.step_offset = 0;
@@ -130,18 +125,12 @@ sg_status sg_rng_get_state(sg_session *s, sg_stream stream, sg_rng_state *out) {
     st = checkpoint_guard(s, stream);
   }
   uint64_t state[2];
-  sg_device_scope scope;
   if (st == SG_OK) {
-    st = sg_device_push(s, s->device, &scope);
-    if (st == SG_OK) {
-      st = SG_CUDA(s, cudaMemcpyAsync(state, s->rng.device_state,
-                                      sizeof state, cudaMemcpyDeviceToHost,
-                                      stream));
-      if (st == SG_OK) {
-        st = SG_CUDA(s, cudaStreamSynchronize(stream));
-      }
-      sg_device_pop(&scope);
-    }
+    st = SG_CUDA(s, cudaMemcpyAsync(state, s->rng.device_state, sizeof state,
+                                    cudaMemcpyDeviceToHost, stream));
+  }
+  if (st == SG_OK) {
+    st = SG_CUDA(s, cudaStreamSynchronize(stream));
   }
   if (st == SG_OK) {
     ours.seed = state[0];
@@ -162,13 +151,8 @@ sg_status sg_rng_set_state(sg_session *s, sg_stream stream,
   if (st == SG_OK) {
     st = checkpoint_guard(s, stream);
   }
-  sg_device_scope scope;
   if (st == SG_OK) {
-    st = sg_device_push(s, s->device, &scope);
-    if (st == SG_OK) {
-      st = put_state(&s->rng, s, stream, in.seed, in.offset);
-      sg_device_pop(&scope);
-    }
+    st = put_state(&s->rng, s, stream, in.seed, in.offset);
   }
   return sg_leave(&c, st);
 }

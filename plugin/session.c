@@ -23,6 +23,7 @@ static void name_entry(sg_call *c, sg_session *s, const char *entry) {
   c->session = s;
   c->prev_entry = current_entry;
   c->locked = false;
+  c->device = (sg_device_scope){0, false};
   current_entry = entry;
 }
 
@@ -33,10 +34,12 @@ sg_status sg_enter(sg_call *c, sg_session *s, const char *entry) {
   }
   pthread_mutex_lock(&s->lock);
   c->locked = true;
-  return SG_OK;
+  return s->validation_only ? SG_OK
+                            : sg_device_push(s, s->device, &c->device);
 }
 
 sg_status sg_leave(sg_call *c, sg_status st) {
+  sg_device_pop(&c->device);
   if (c->locked) {
     pthread_mutex_unlock(&c->session->lock);
   }

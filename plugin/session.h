@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "cuda_check.h"
 #include "error.h"
 #include "graphs.h"
 #include "log.h"
@@ -49,13 +50,17 @@ typedef struct sg_call {
   sg_session *session;
   const char *prev_entry;
   bool locked;
+  sg_device_scope device; /* the caller's device, restored on leave */
 } sg_call;
 
-/* Begins an entry: names it for messages and takes the session's lock.
- * A NULL session is an SG_ERR_INVALID_ARGUMENT (thread's message). */
+/* Begins an entry: names it for messages, takes the session's lock and
+ * makes the session's device current for the calling thread (not in
+ * validation-only sessions). A NULL session is an SG_ERR_INVALID_ARGUMENT
+ * (thread's message). */
 sg_status sg_enter(sg_call *c, sg_session *s, const char *entry);
 
-/* Ends an entry begun by sg_enter (whatever it returned); passes st on. */
+/* Ends an entry begun by sg_enter (whatever it returned): restores the
+ * caller's device, unlocks; passes st on. */
 sg_status sg_leave(sg_call *c, sg_status st);
 
 /* Records "<entry>: <message>" as the detail (the session's, or the

@@ -64,13 +64,7 @@ static sg_status dot_print(sg_session *s, const sg_graph *e,
                    "%s", (unsigned long long)e->key, path, strerror(errno));
   }
   fclose(f);
-  sg_device_scope scope;
-  sg_status st = sg_device_push(s, s->device, &scope);
-  if (st != SG_OK) {
-    return st;
-  }
   cudaError_t err = cudaGraphDebugDotPrint(e->graph, path, DOT_FLAGS);
-  sg_device_pop(&scope);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
     return sg_fail(s, SG_ERR_IO, "cannot write key %llu's graph to \"%s\": "

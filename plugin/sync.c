@@ -48,13 +48,8 @@ sg_status sg_sync(sg_session *s, sg_stream stream, uint32_t timeout_ms) {
   if (st == SG_OK) {
     st = sg_require_device(s);
   }
-  sg_device_scope scope;
   if (st == SG_OK) {
-    st = sg_device_push(s, s->device, &scope);
-    if (st == SG_OK) {
-      st = wait_stream(s, stream, timeout_ms);
-      sg_device_pop(&scope);
-    }
+    st = wait_stream(s, stream, timeout_ms);
   }
   return sg_leave(&c, st);
 }
