@@ -1,0 +1,176 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+
+/* The default configuration is launch-bound and fixed so that results
+ * compare across runs (issue 5): 16 layers, hidden 256, batch 128. */
+#define TR_DEFAULT_STEPS 500u
+#define TR_DEFAULT_WARMUP 10u
+/* cuBLASLt's FP8 GEMMs want every dimension a multiple of 16. */
+#define TR_DIM_MULTIPLE 16u
+
+static const char *const mode_names[] = {"eager", "graph", "driver", "stale"};
+
+const char *tr_mode_name(tr_mode mode) { return mode_names[mode]; }
+
+static void usage(FILE *to) {
+  fprintf(to,
+    "usage: fp8_trainer [options]\n"
+    "  --mode eager|graph|driver|stale  how steps run (default graph)\n"
+    "  --steps N          training steps, warm-up included (default %u)\n"
+    "  --warmup N         eager steps before capture (default %u)\n"
+    "  --print-every K    print the loss every K steps, 0: never (default 50)\n"
+    "  --layers L         linear layers, >= 2 (default 16)\n"
+    "  --hidden H         width, a multiple of 16 (default 256)\n"
+    "  --batch B          rows per step, a multiple of 16 (default 128)\n"
+    "  --seed S           seed of weights, teacher and the plugin RNG (default 1)\n"
+    "  --plugin PATH      libstepgraph.so.1 to load (default: $STEPGRAPH_PLUGIN,\n"
+    "                     else the one in this build's plugin folder)\n"
+    "  --dump-losses F    write every step's loss (float32, raw) to F\n"
+    "  --dump-weights F   write the final FP32 master weights (raw) to F\n"
+    "  --bench            eager and graph runs plus the empty-kernel ceiling\n"
+    "exit status: 0 ok, 1 a call failed, 2 no usable GPU, 3 loss check\n"
+    "failed, 64 bad command line\n",
+    TR_DEFAULT_STEPS, TR_DEFAULT_WARMUP);
+}
+
+/* Says what was wrong, then how to call the program. */
+static bool fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "fp8_trainer: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  usage(stderr);
+  return false;
+}
+
+/* A whole decimal number in [lo, hi]. */
+static bool parse_u64(const char *name, const char *text, uint64_t lo,
+                      uint64_t hi, uint64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 ||
+      v < lo || v > hi) {
+    return fail("--%s '%s' is not a whole number in %llu..%llu", name, text,
+                (unsigned long long)lo, (unsigned long long)hi);
+  }
+  *out = v;
+  return true;
+}
+
+static bool parse_u32(const char *name, const char *text, uint32_t lo,
+                      uint32_t hi, uint32_t *out) {
+  uint64_t v = 0;
+  if (!parse_u64(name, text, lo, hi, &v)) {
+    return false;
+  }
+  *out = (uint32_t)v;
+  return true;
+}
+
+static bool parse_mode(const char *text, tr_mode *out) {
+  for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++) {
+    if (strcmp(text, mode_names[i]) == 0) {
+      *out = (tr_mode)i;
+      return true;
+    }
+  }
+  return fail("--mode '%s' is not one of eager, graph, driver, stale", text);
+}
+
+static bool parse_dim(const char *name, const char *text, uint32_t hi,
+                      uint32_t *out) {
+  if (!parse_u32(name, text, TR_DIM_MULTIPLE, hi, out)) {
+    return false;
+  }
+  if (*out % TR_DIM_MULTIPLE != 0) {
+    return fail("--%s %s is not a multiple of 16 (cuBLASLt's FP8 rule)", name,
+                text);
+  }
+  return true;
+}
+
+enum { OPT_WARMUP = 256, OPT_PRINT, OPT_LAYERS, OPT_HIDDEN, OPT_BATCH,
+       OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP };
+
+static const struct option long_options[] = {
+  {"mode", required_argument, NULL, 'm'},
+  {"steps", required_argument, NULL, 's'},
+  {"warmup", required_argument, NULL, OPT_WARMUP},
+  {"print-every", required_argument, NULL, OPT_PRINT},
+  {"layers", required_argument, NULL, OPT_LAYERS},
+  {"hidden", required_argument, NULL, OPT_HIDDEN},
+  {"batch", required_argument, NULL, OPT_BATCH},
+  {"seed", required_argument, NULL, OPT_SEED},
+  {"plugin", required_argument, NULL, OPT_PLUGIN},
+  {"dump-losses", required_argument, NULL, OPT_LOSSES},
+  {"dump-weights", required_argument, NULL, OPT_WEIGHTS},
+  {"bench", no_argument, NULL, OPT_BENCH},
+  {"help", no_argument, NULL, OPT_HELP},
+  {NULL, 0, NULL, 0}};
+
+/* One option's value into *o; false on a bad value. */
+static bool apply(int opt, const char *arg, tr_options *o) {
+  switch (opt) {
+    case 'm': return parse_mode(arg, &o->mode);
+    case 's': return parse_u32("steps", arg, 1, 10000000, &o->steps);
+    case OPT_WARMUP: return parse_u32("warmup", arg, 0, 1000000, &o->warmup);
+    case OPT_PRINT:
+      return parse_u32("print-every", arg, 0, UINT32_MAX, &o->print_every);
+    case OPT_LAYERS: return parse_u32("layers", arg, 2, 1024, &o->layers);
+    case OPT_HIDDEN: return parse_dim("hidden", arg, 16384, &o->hidden);
+    case OPT_BATCH: return parse_dim("batch", arg, 65536, &o->batch);
+    case OPT_SEED: return parse_u64("seed", arg, 0, UINT64_MAX, &o->seed);
+    case OPT_PLUGIN: o->plugin = arg; return true;
+    case OPT_LOSSES: o->dump_losses = arg; return true;
+    case OPT_WEIGHTS: o->dump_weights = arg; return true;
+    case OPT_BENCH: o->bench = true; return true;
+    default: usage(stderr); return false; /* getopt printed why */
+  }
+}
+
+static void set_defaults(tr_options *o) {
+  memset(o, 0, sizeof *o);
+  o->mode = TR_MODE_GRAPH;
+  o->steps = TR_DEFAULT_STEPS;
+  o->warmup = TR_DEFAULT_WARMUP;
+  o->print_every = 50;
+  o->layers = 16;
+  o->hidden = 256;
+  o->batch = 128;
+  o->seed = 1;
+}
+
+bool tr_parse_options(int argc, char **argv, tr_options *o) {
+  set_defaults(o);
+  optind = 1;
+  int opt;
+  while ((opt = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+    if (opt == OPT_HELP) {
+      usage(stdout);
+      exit(0);
+    }
+    if (!apply(opt, optarg, o)) {
+      return false;
+    }
+  }
+  if (optind < argc) {
+    return fail("unexpected argument '%s'", argv[optind]);
+  }
+  if (o->mode != TR_MODE_EAGER && o->steps <= o->warmup) {
+    return fail("--steps must exceed --warmup in %s mode",
+                tr_mode_name(o->mode));
+  }
+  return true;
+}

@@ -1,0 +1,34 @@
+/* The trainer's command line. */
+#ifndef TR_OPTIONS_H
+#define TR_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum tr_mode {
+  TR_MODE_EAGER,  /* the host launches every kernel of every step */
+  TR_MODE_GRAPH,  /* capture_begin/capture_end around one step, then replay */
+  TR_MODE_DRIVER, /* the plugin's step driver runs the step callback */
+  TR_MODE_STALE   /* graph, but the refresh casts W only: Wt goes stale */
+} tr_mode;
+
+typedef struct tr_options {
+  tr_mode mode;
+  uint32_t steps;       /* training steps, warm-up included */
+  uint32_t warmup;      /* eager steps before capture (graph modes) */
+  uint32_t print_every; /* loss line every k steps; 0: none */
+  uint32_t layers, hidden, batch;
+  uint64_t seed;
+  const char *plugin;       /* NULL: STEPGRAPH_PLUGIN, then the build's */
+  const char *dump_losses;  /* NULL: none */
+  const char *dump_weights; /* NULL: none */
+  bool bench;
+} tr_options;
+
+/* Fills *o from argv. On bad input prints the reason and the usage to
+ * stderr and returns false; --help prints the usage to stdout and exits 0. */
+bool tr_parse_options(int argc, char **argv, tr_options *o);
+
+const char *tr_mode_name(tr_mode mode);
+
+#endif

@@ -1,0 +1,106 @@
+/* The training step, enqueued the same way in every mode. */
+#include <string.h>
+
+#include "checks.h"
+#include "trainer.h"
+
+/* Dropout probability of the hidden layers: small, because its noise
+ * compounds over 15 layers and sets the floor the loss can reach. */
+#define TR_DROPOUT 0.02f
+
+static const tr_k_adamw_hyper adamw = {0.9f, 0.999f, 1e-8f, 0.01f};
+
+/* Philox counters for one random kernel of this step, from the plugin. */
+static tr_rng_stream reserve(tr_trainer *t, size_t n) {
+  tr_rng_stream r = {t->rng.seed, t->rng.base_offset, 0};
+  CK_SG(t->api, t->session,
+        t->api->rng_reserve(t->session, tr_k_rng_counters(n), &r.offset));
+  return r;
+}
+
+/* Fresh inputs (also layer 0's operand) and the teacher's targets. */
+static void teacher(tr_trainer *t, cudaStream_t s) {
+  tr_model *m = &t->m;
+  const size_t hidden_act = (size_t)m->d.batch * TR_TEACHER_RANK;
+  CK_CUDA(tr_k_draw_inputs(reserve(t, m->act), m->x,
+                           tr_model_x_operand(m, 0), m->act, s));
+  tr_gemm_run(&t->teacher_in, &t->blas, m->a1, m->x, m->u, s);
+  CK_CUDA(tr_k_tanh(m->u, hidden_act, s));
+  tr_gemm_run(&t->teacher_out, &t->blas, m->a2, m->u, m->target, s);
+  t->launches += 4;
+}
+
+static void forward(tr_trainer *t, cudaStream_t s) {
+  tr_model *m = &t->m;
+  for (uint32_t l = 0; l < m->d.layers; l++) {
+    uint16_t *y = m->y + (size_t)l * m->act;
+    tr_gemm_run(&t->forward[l], &t->blas, m->w + (size_t)l * m->weight,
+                m->xq + (size_t)l * m->act, y, s);
+    t->launches++;
+    if (l + 1 < m->d.layers) {
+      CK_CUDA(tr_k_gelu_dropout(y, reserve(t, m->act), TR_DROPOUT,
+                                m->keep + (size_t)l * m->act,
+                                tr_model_x_operand(m, l + 1), m->act, s));
+      t->launches++;
+    }
+  }
+}
+
+/* The loss into this step's slot, and the last layer's output gradient. */
+static void loss(tr_trainer *t, cudaStream_t s) {
+  tr_model *m = &t->m;
+  const uint32_t last = m->d.layers - 1;
+  CK_CUDA(tr_k_mse_loss(m->y + (size_t)last * m->act, m->target,
+                        tr_model_g_operand(m, last), m->scratch, m->losses,
+                        m->step, m->d.loss_capacity, m->act, s));
+  t->launches++;
+}
+
+/* From layer l's output gradient to layer l-1's: the data gradient through
+ * W^T (FP8), then back through dropout and GELU. */
+static void backward_layer(tr_trainer *t, uint32_t l, cudaStream_t s) {
+  tr_model *m = &t->m;
+  tr_gemm_run(&t->dgrad[l], &t->blas, m->wt + (size_t)l * m->weight, m->gq,
+              m->dx, s);
+  CK_CUDA(tr_k_gelu_dropout_backward(
+      m->dx, m->y + (size_t)(l - 1) * m->act, m->keep + (size_t)(l - 1) * m->act,
+      TR_DROPOUT, tr_model_g_operand(m, l - 1), m->act, s));
+  t->launches += 2;
+}
+
+/* Every layer's weight gradient (BF16 in, FP32 out) in one batched GEMM. */
+static void weight_gradients(tr_trainer *t, cudaStream_t s) {
+  tr_model *m = &t->m;
+  tr_gemm_run(&t->wgrad, &t->blas, m->xbf, m->gbf, m->grad, s);
+  t->launches++;
+}
+
+/* AdamW, then the plugin's refresh of W (and W^T) from the new masters,
+ * then next step's scales, then the plugin's RNG end-of-step. */
+static void optimizer(tr_trainer *t, cudaStream_t s) {
+  tr_model *m = &t->m;
+  CK_CUDA(tr_k_adamw(m->master, m->grad, m->adam_m, m->adam_v,
+                     (size_t)m->d.layers * m->weight, m->step, m->lr, adamw,
+                     s));
+  sg_refresh_args r;
+  memset(&r, 0, sizeof r);
+  r.struct_size = sizeof r;
+  r.mode = t->cfg.refresh_mode;
+  r.group = SG_ALL_GROUPS;
+  CK_SG(t->api, t->session, t->api->post_optimizer_step(t->session, s, &r));
+  CK_CUDA(tr_k_update_scales(m->meta, m->step, 1, s));
+  CK_SG(t->api, t->session, t->api->rng_end_step(t->session, s));
+  t->launches += 4;
+}
+
+void tr_step_enqueue(tr_trainer *t, cudaStream_t stream) {
+  t->launches = 0;
+  teacher(t, stream);
+  forward(t, stream);
+  loss(t, stream);
+  for (uint32_t l = t->m.d.layers - 1; l > 0; l--) {
+    backward_layer(t, l, stream);
+  }
+  weight_gradients(t, stream);
+  optimizer(t, stream);
+}

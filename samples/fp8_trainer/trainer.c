@@ -1,0 +1,136 @@
+#include "trainer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+
+/* cuBLASLt's recommended workspace on Hopper. */
+#define TR_WORKSPACE_BYTES (32u << 20)
+#define TR_LEARNING_RATE 1e-3f
+
+static void register_weights(tr_trainer *t) {
+  const uint32_t L = t->m.d.layers;
+  sg_fp8_param_desc *descs = calloc(L, sizeof *descs);
+  if (descs == NULL) {
+    tr_die(__FILE__, __LINE__, "calloc", "ENOMEM", "FP8 descriptors");
+  }
+  tr_model_fp8_descs(&t->m, descs);
+  CK_SG(t->api, t->session,
+        t->api->register_fp8_params(t->session, descs, L, NULL));
+  free(descs);
+}
+
+/* Prints a layer-indexed plan set: layer 0's choice, and any layer whose
+ * choice differs from it. */
+static void print_layer_plans(const tr_gemm *plans, uint32_t layers) {
+  tr_gemm_print(&plans[0]);
+  for (uint32_t l = 1; l < layers; l++) {
+    if (plans[l].algo_id != plans[0].algo_id) {
+      printf("  layer %u: ", l);
+      tr_gemm_print(&plans[l]);
+    }
+  }
+}
+
+/* Every GEMM's algorithm, chosen here once (before any step). */
+static void plan_gemms(tr_trainer *t) {
+  const tr_model *m = &t->m;
+  const uint32_t L = m->d.layers;
+  const uint64_t B = m->d.batch, H = m->d.hidden, R = TR_TEACHER_RANK;
+  const tr_gemm_desc fwd =
+      tr_gemm_xwt("forward", B, H, H, CUDA_R_8F_E4M3, CUDA_R_8F_E4M3);
+  /* dX = dY (W^T)^T: W^T [in, out] plays the weight, dY the input. */
+  const tr_gemm_desc bwd =
+      tr_gemm_xwt("dgrad", B, H, H, CUDA_R_8F_E5M2, CUDA_R_8F_E4M3);
+  t->forward = calloc(L, sizeof *t->forward);
+  t->dgrad = calloc(L, sizeof *t->dgrad);
+  if (t->forward == NULL || t->dgrad == NULL) {
+    tr_die(__FILE__, __LINE__, "calloc", "ENOMEM", "GEMM plans");
+  }
+  for (uint32_t l = 0; l < L; l++) {
+    tr_gemm_plan(&t->forward[l], &t->blas, &fwd, tr_model_w_scale_inv(m, l),
+                 tr_model_x_scale_inv(m, l));
+    tr_gemm_plan(&t->dgrad[l], &t->blas, &bwd, tr_model_w_scale_inv(m, l),
+                 tr_model_g_scale_inv(m, l));
+  }
+  const tr_gemm_desc wgrad = tr_gemm_wgrad("wgrad", B, H, H, L);
+  tr_gemm_plan(&t->wgrad, &t->blas, &wgrad, NULL, NULL);
+  const tr_gemm_desc tin =
+      tr_gemm_xwt("teach_in", B, R, H, CUDA_R_32F, CUDA_R_32F);
+  tr_gemm_plan(&t->teacher_in, &t->blas, &tin, NULL, NULL);
+  const tr_gemm_desc tout =
+      tr_gemm_xwt("teach_out", B, H, R, CUDA_R_32F, CUDA_R_32F);
+  tr_gemm_plan(&t->teacher_out, &t->blas, &tout, NULL, NULL);
+  print_layer_plans(t->forward, L);
+  print_layer_plans(t->dgrad, L);
+  tr_gemm_print(&t->wgrad);
+  tr_gemm_print(&t->teacher_in);
+  tr_gemm_print(&t->teacher_out);
+}
+
+/* W and W^T from the initial masters at scale 1, then scales from their
+ * amax, then W and W^T again at those scales: step 0 starts from FP8
+ * weights quantized as well as every later step's. */
+static void first_refresh(tr_trainer *t) {
+  sg_refresh_args r;
+  memset(&r, 0, sizeof r);
+  r.struct_size = sizeof r;
+  r.mode = SG_REFRESH_CAST_TRANSPOSE;
+  r.group = SG_ALL_GROUPS;
+  CK_SG(t->api, t->session,
+        t->api->post_optimizer_step(t->session, t->stream, &r));
+  CK_CUDA(tr_k_update_scales(t->m.meta, t->m.step, 0, t->stream));
+  CK_SG(t->api, t->session,
+        t->api->post_optimizer_step(t->session, t->stream, &r));
+  CK_CUDA(cudaStreamSynchronize(t->stream));
+}
+
+tr_config tr_config_for(const tr_options *o, tr_mode mode) {
+  tr_config c;
+  memset(&c, 0, sizeof c);
+  c.dims.layers = o->layers;
+  c.dims.hidden = o->hidden;
+  c.dims.batch = o->batch;
+  c.dims.loss_capacity = o->steps;
+  c.seed = o->seed;
+  c.warmup = o->warmup;
+  c.refresh_mode = mode == TR_MODE_STALE ? SG_REFRESH_CAST
+                                         : SG_REFRESH_CAST_TRANSPOSE;
+  return c;
+}
+
+void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
+                       const tr_config *cfg) {
+  memset(t, 0, sizeof *t);
+  t->api = p->api;
+  t->cfg = *cfg;
+  t->session = tr_session_create(p, cfg->seed, cfg->warmup);
+  t->rng.struct_size = sizeof t->rng;
+  CK_SG(t->api, t->session, t->api->rng_device_state(t->session, &t->rng));
+  /* Non-blocking: the legacy stream must never join a capture. */
+  CK_CUDA(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
+  tr_model_create(&t->m, &cfg->dims, cfg->seed, TR_LEARNING_RATE);
+  register_weights(t);
+  tr_blas_create(&t->blas, TR_WORKSPACE_BYTES);
+  plan_gemms(t);
+  first_refresh(t);
+}
+
+void tr_trainer_destroy(tr_trainer *t) {
+  CK_CUDA(cudaStreamSynchronize(t->stream));
+  t->api->session_destroy(t->session); /* its graphs bake our buffers in */
+  tr_gemm_destroy(&t->teacher_out);
+  tr_gemm_destroy(&t->teacher_in);
+  tr_gemm_destroy(&t->wgrad);
+  for (uint32_t l = 0; l < t->m.d.layers; l++) {
+    tr_gemm_destroy(&t->dgrad[l]);
+    tr_gemm_destroy(&t->forward[l]);
+  }
+  free(t->dgrad);
+  free(t->forward);
+  tr_blas_destroy(&t->blas);
+  tr_model_destroy(&t->m);
+  CK_CUDA(cudaStreamDestroy(t->stream));
+}

@@ -1,0 +1,52 @@
+/* One training setup: the plugin session, the model, the GEMM plans, the
+ * stream; and the step, as the host enqueues it in every mode. */
+#ifndef TR_TRAINER_H
+#define TR_TRAINER_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gemm.h"
+#include "model.h"
+#include "options.h"
+#include "plugin_host.h"
+
+typedef struct tr_config {
+  tr_dims dims;
+  uint64_t seed;
+  uint32_t warmup;       /* the step driver's eager steps */
+  uint32_t refresh_mode; /* SG_REFRESH_CAST_TRANSPOSE, or CAST for stale */
+} tr_config;
+
+typedef struct tr_trainer {
+  const sg_api *api;
+  sg_session *session;
+  sg_rng_device_state rng;
+  tr_config cfg;
+  tr_model m;
+  tr_blas blas;
+  tr_gemm *forward, *dgrad; /* [layers]: each layer's own FP8 scales */
+  tr_gemm wgrad, teacher_in, teacher_out;
+  cudaStream_t stream;
+  uint32_t launches; /* kernel launches of the last enqueued step */
+} tr_trainer;
+
+/* The configuration of a run of `mode` with the options' shapes and seed
+ * (stale: the refresh casts W only, W^T goes stale). */
+tr_config tr_config_for(const tr_options *o, tr_mode mode);
+
+/* Session, model, registration of every FP8 weight, GEMM plans (each
+ * algorithm chosen here, once), and the first refresh so that W and W^T
+ * exist before step 0. Exits on any failure. */
+void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
+                       const tr_config *cfg);
+void tr_trainer_destroy(tr_trainer *t);
+
+/* Enqueues one training step on `stream`: teacher, forward, loss, backward,
+ * AdamW, the plugin's post-optimizer-step refresh, the scale update, and
+ * the plugin's RNG end-of-step. Nothing allocates or synchronises, so the
+ * same call is what eager runs and what a capture records. */
+void tr_step_enqueue(tr_trainer *t, cudaStream_t stream);
+
+#endif
