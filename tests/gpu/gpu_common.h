@@ -11,6 +11,7 @@
 #include "gpu_kernels.h"
 #include "sg_gpu_test.h"
 #include "sg_load.h"
+#include "sg_run_suite.h"
 
 /* The plugin's table, set by gt_main. */
 static const sg_api *gt_api;
@@ -106,12 +107,7 @@ static inline int gt_main(const char *name, Suite *(*make)(void)) {
   sg_test_require_gpu(name);
   gt_api = sg_test_load().api;
   SG_TEST_CUDA(tk_preload());
-  SRunner *sr = srunner_create(make());
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return sg_run_suite(make(), CK_NOFORK);
 }
 
 #endif

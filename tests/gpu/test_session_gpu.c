@@ -9,6 +9,7 @@
 
 #include "sg_gpu_test.h"
 #include "sg_load.h"
+#include "sg_run_suite.h"
 
 static const sg_api *api;
 
@@ -166,10 +167,5 @@ int main(void) {
   tcase_add_test(t, sync_times_out_then_completes);
   tcase_add_test(t, sessions_are_created_and_destroyed_without_leaking_device_memory);
   suite_add_tcase(suite, t);
-  SRunner *sr = srunner_create(suite);
-  srunner_set_fork_status(sr, CK_NOFORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
+  return sg_run_suite(suite, CK_NOFORK);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sg_run_suite.h"
 #include "spawn.h"
 
 #define EXIT_USAGE 64
@@ -154,10 +155,7 @@ int main(void) {
     perror("mkdtemp");
     return EXIT_FAILURE;
   }
-  SRunner *sr = srunner_create(cli_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  const int rc = sg_run_suite(cli_suite(), CK_FORK);
   remove_trainer_dir(dir);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return rc;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sg_run_suite.h"
 #include "gemm.h"
 #include "sg_gpu_test.h"
 
@@ -230,11 +231,7 @@ int main(void) {
   tcase_add_test(tc, dgrad_reads_the_transpose);
   tcase_add_test(tc, wgrad_is_g_transposed_times_x_per_layer);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK); /* one CUDA context, one handle */
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  const int rc = sg_run_suite(s, CK_NOFORK); /* one CUDA context, one handle */
   tr_blas_destroy(&blas);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return rc;
 }

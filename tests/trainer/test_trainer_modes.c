@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sg_run_suite.h"
 #include "sg_gpu_test.h"
 #include "spawn.h"
 
@@ -193,11 +194,7 @@ int main(void) {
   tcase_add_test(tc, driver_matches_eager);
   tcase_add_test(tc, stale_diverges);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_fork_status(sr, CK_NOFORK); /* the runs are cached across cases */
-  srunner_run_all(sr, CK_NORMAL);
-  const int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
+  const int rc = sg_run_suite(s, CK_NOFORK); /* the runs are cached across cases */
   cleanup();
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  return rc;
 }
