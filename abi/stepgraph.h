@@ -289,7 +289,8 @@ typedef struct sg_refresh_args {
   size_t struct_size;
   uint32_t mode;             /* sg_refresh_mode */
   uint32_t group;            /* one group id, or SG_ALL_GROUPS */
-  const int32_t *noop_flag;  /* device; NULL, or nonzero => launch does nothing */
+  const int32_t *noop_flag;  /* device int32, read by the kernel; NULL, or
+                                nonzero => the launch does nothing */
   uint32_t flags;            /* must be 0 */
   uint32_t reserved0;        /* must be 0 */
 } sg_refresh_args;
@@ -386,7 +387,7 @@ typedef struct sg_get_api_args {
 /* ------------------------------------------------------------------------ */
 
 typedef struct sg_api {
-  size_t struct_size;     /* sizeof(sg_api) of the plugin: which entries exist */
+  size_t struct_size;     /* sizeof(sg_api) of the plugin: its entries */
   uint32_t abi_version;   /* plugin's major<<16 | minor */
   uint32_t reserved0;
   const char *library_version; /* static */
@@ -399,8 +400,9 @@ typedef struct sg_api {
 
   /* Copies the detail message of the session's last failed entry (or, with
    * session NULL, of the calling thread's last failure that had no session:
-   * session_create, sg_get_api_v1, an entry given a NULL session) into buf, NUL-terminated, truncated to buf_size-1 bytes;
-   * *needed_out (optional) gets strlen of the full message. buf may be NULL
+   * session_create, sg_get_api_v1, an entry given a NULL session) into buf,
+   * NUL-terminated, truncated to buf_size-1 bytes; *needed_out (optional)
+   * gets strlen of the full message. buf may be NULL
    * when buf_size is 0. An entry that succeeds leaves the message as it was.
    * Thread-safe; capture-safe. */
   sg_status (*last_error)(sg_session *session, char *buf,
@@ -437,9 +439,10 @@ typedef struct sg_api {
    * which stays at one address for the session's life (its capacity is the
    * config's param_capacity), so graphs captured earlier by the host see
    * the new parameters; the copy is waited for, and no refresh of this
-   * session may be in flight meanwhile. SG_ERR_CAPACITY when full. After the session's first
-   * capture_begin: SG_ERR_INVALID_STATE. *first_index_out (optional, out):
-   * index of params[0] in the session's order. */
+   * session may be in flight meanwhile. SG_ERR_CAPACITY when full. After
+   * the session's first capture_begin: SG_ERR_INVALID_STATE.
+   * *first_index_out (optional, out): index of params[0] in the session's
+   * order. */
   sg_status (*register_fp8_params)(sg_session *session,
                                    const sg_fp8_param_desc *params,
                                    uint32_t count, uint32_t *first_index_out);
@@ -577,10 +580,12 @@ typedef struct sg_api {
 
   /* --- Statistics, dump -------------------------------------------------- */
 
-  /* Fills the fields of *out that out->struct_size covers. */
+  /* Fills the fields of *out that out->struct_size covers (out: borrowed
+   * for the call, not NULL). Capture-safe. */
   sg_status (*get_stats)(sg_session *session, sg_stats *out);
 
-  /* One key's graph. SG_ERR_NOT_FOUND if the key has none. */
+  /* One key's graph (out as for get_stats). SG_ERR_NOT_FOUND if the key
+   * has none. Capture-safe. */
   sg_status (*graph_info)(sg_session *session, uint64_t key,
                           sg_graph_info *out);
 
@@ -592,8 +597,9 @@ typedef struct sg_api {
 
   /* Waits until the work enqueued on `stream` completes or timeout_ms
    * passes (SG_ERR_TIMEOUT; 0 polls once), by polling, so that a hung
-   * collective cannot block the host forever; with a communicator, polls its async error
-   * (SG_ERR_NCCL) and aborts it on timeout. Not capture-safe. */
+   * collective cannot block the host forever. (Multi-GPU sessions, a later
+   * minor, will also poll the communicator's async error, SG_ERR_NCCL, and
+   * abort it on timeout.) Not capture-safe. */
   sg_status (*sync)(sg_session *session, sg_stream stream,
                     uint32_t timeout_ms);
 } sg_api;
