@@ -102,18 +102,6 @@ sg_status sg_rng_device_state_get(sg_session *s, sg_rng_device_state *out) {
   return sg_leave(&c, st);
 }
 
-/* The checks both checkpoint entries share. */
-static sg_status checkpoint_guard(sg_session *s, sg_stream stream) {
-  sg_status st = sg_require_not_capturing(s);
-  if (st == SG_OK) {
-    st = sg_check_stream_arg(s, stream, "stream");
-  }
-  if (st == SG_OK) {
-    st = sg_require_device(s);
-  }
-  return st;
-}
-
 sg_status sg_rng_get_state(sg_session *s, sg_stream stream, sg_rng_state *out) {
   sg_call c;
   sg_status st = sg_enter(&c, s, "rng_get_state");
@@ -122,7 +110,7 @@ sg_status sg_rng_get_state(sg_session *s, sg_stream stream, sg_rng_state *out) {
     st = SG_CHECK_OUT(s, sg_rng_state, out, "out");
   }
   if (st == SG_OK) {
-    st = checkpoint_guard(s, stream);
+    st = sg_require_sync_allowed(s, stream);
   }
   uint64_t state[2];
   if (st == SG_OK) {
@@ -149,7 +137,7 @@ sg_status sg_rng_set_state(sg_session *s, sg_stream stream,
     st = SG_READ(s, sg_rng_state, state, &in, "state");
   }
   if (st == SG_OK) {
-    st = checkpoint_guard(s, stream);
+    st = sg_require_sync_allowed(s, stream);
   }
   if (st == SG_OK) {
     st = put_state(&s->rng, s, stream, in.seed, in.offset);

@@ -91,6 +91,17 @@ sg_status sg_require_open_registry(sg_session *s) {
   return st;
 }
 
+sg_status sg_require_sync_allowed(sg_session *s, sg_stream stream) {
+  sg_status st = sg_require_not_capturing(s);
+  if (st == SG_OK) {
+    st = sg_check_stream_arg(s, stream, "stream");
+  }
+  if (st == SG_OK) {
+    st = sg_require_device(s);
+  }
+  return st;
+}
+
 sg_status sg_last_error(sg_session *session, char *buf, size_t buf_size,
                         size_t *needed_out) {
   if (buf == NULL && buf_size > 0) {

@@ -40,13 +40,7 @@ sg_status sg_sync(sg_session *s, sg_stream stream, uint32_t timeout_ms) {
   sg_call c;
   sg_status st = sg_enter(&c, s, "sync");
   if (st == SG_OK) {
-    st = sg_require_not_capturing(s);
-  }
-  if (st == SG_OK) {
-    st = sg_check_stream_arg(s, stream, "stream");
-  }
-  if (st == SG_OK) {
-    st = sg_require_device(s);
+    st = sg_require_sync_allowed(s, stream);
   }
   if (st == SG_OK) {
     st = wait_stream(s, stream, timeout_ms);
