@@ -1,11 +1,14 @@
-/* amax and scale_inv across the blocks of one launch. Each warp that worked
- * on a parameter merges its partial amax into the parameter's scratch with
- * atomicMax and adds the items its block did to a count; the warp that
- * completes the count (items x warps per block) publishes amax and scale_inv
- * and clears the scratch, so amax is written (never accumulated across
- * launches) and the next launch, or a graph replay, starts clean. Warps do
- * this independently: no block barrier, and only the publishing lane waits
- * for its fences. */
+/* amax and scale_inv across the threads and blocks of one launch.
+ *
+ * Inside a block: every warp reduces its threads' max |M| bit patterns and
+ * stashes the result in shared memory; after the next barrier thread 0
+ * merges the block's warps. Across blocks: a block that did all of a
+ * parameter's items writes amax and scale_inv at once (no atomics: the
+ * many-small set's case). Otherwise it merges into the parameter's scratch
+ * with atomicMax and adds its items to a count; the block that completes the
+ * count publishes amax and scale_inv and clears the scratch, so amax is
+ * written (never accumulated across launches) and the next launch, or a
+ * graph replay, starts clean. */
 #ifndef SG_KERNELS_REFRESH_AMAX_CUH
 #define SG_KERNELS_REFRESH_AMAX_CUH
 
@@ -14,27 +17,63 @@
 #include "refresh_table.h"
 #include "refresh_tile.cuh"
 
-/* Called by every thread of the block once it finished its part of `items`
- * items of parameter d; amax_bits is the thread's own max |M| bit pattern. */
-template <uint32_t MODE>
-__device__ __forceinline__ void sg_k_publish_amax(uint32_t amax_bits, uint64_t items,
-                                                  sg_k_scratch *scratch, const sg_k_desc &d) {
-  amax_bits = __reduce_max_sync(0xFFFFFFFFu, amax_bits);
-  if ((threadIdx.x & 31u) != 0) {
+/* Per-warp maxima of two runs in turn (a run's stash and its merge are a
+ * barrier apart; the next run writes the other half meanwhile). */
+struct sg_k_amax_slots {
+  uint32_t warp[2][SG_K_THREADS / 32];
+};
+
+/* All threads: the warp's max of `bits` into slots.warp[half]. */
+__device__ __forceinline__ void sg_k_amax_stash(uint32_t bits, sg_k_amax_slots &slots,
+                                                uint32_t half) {
+  bits = __reduce_max_sync(0xFFFFFFFFu, bits);
+  if ((threadIdx.x & 31u) == 0) {
+    slots.warp[half][threadIdx.x >> 5] = bits;
+  }
+}
+
+/* After a barrier that follows the stash: the block's max. */
+__device__ __forceinline__ uint32_t sg_k_amax_merged(const sg_k_amax_slots &slots,
+                                                     uint32_t half) {
+  uint32_t bits = 0;
+#pragma unroll
+  for (int w = 0; w < SG_K_THREADS / 32; w++) {
+    bits = max(bits, slots.warp[half][w]);
+  }
+  return bits;
+}
+
+/* Where a parameter's amax goes: its outputs, its scale (already read) and
+ * its item count in the launch's mode. */
+struct sg_k_amax_target {
+  float *amax, *scale_inv;
+  float s;
+  uint64_t items;
+  sg_k_scratch *scratch;
+};
+
+__device__ __forceinline__ void sg_k_amax_write(const sg_k_amax_target &t, uint32_t bits) {
+  *t.amax = __uint_as_float(bits);
+  *t.scale_inv = __fdiv_rn(1.0f, t.s);
+}
+
+/* One thread, for a block's share `bits` over `items` of t's items. */
+__device__ __forceinline__ void sg_k_amax_publish(const sg_k_amax_target &t, uint32_t bits,
+                                                  uint64_t items) {
+  if (items == t.items) {
+    sg_k_amax_write(t, bits);
     return;
   }
-  atomicMax(&scratch->amax_bits, amax_bits);
+  atomicMax(&t.scratch->amax_bits, bits);
   __threadfence(); /* the max is visible before the count that reports it */
-  unsigned long long *done = reinterpret_cast<unsigned long long *>(&scratch->items_done);
-  const uint64_t total = d.items[MODE] * (SG_K_THREADS / 32);
-  if (atomicAdd(done, items) + items != total) {
+  unsigned long long *done = reinterpret_cast<unsigned long long *>(&t.scratch->items_done);
+  if (atomicAdd(done, items) + items != t.items) {
     return;
   }
-  __threadfence(); /* every other warp's max is read after its count */
-  const uint32_t bits = atomicExch(&scratch->amax_bits, 0u);
+  __threadfence(); /* every other block's max is read after its count */
+  const uint32_t all = atomicExch(&t.scratch->amax_bits, 0u);
   atomicExch(done, 0ull);
-  *d.amax = __uint_as_float(bits);
-  *d.scale_inv = __fdiv_rn(1.0f, *d.scale);
+  sg_k_amax_write(t, all);
 }
 
 #endif /* SG_KERNELS_REFRESH_AMAX_CUH */

@@ -9,8 +9,9 @@
 
 #include "fp8_convert.cuh"
 
-__device__ __forceinline__ uint4 sg_k_load_bytes16(const uint8_t *p) {
-  return __ldg(reinterpret_cast<const uint4 *>(p));
+/* Asks for p's line in this multiprocessor's L1 without waiting for it. */
+__device__ __forceinline__ void sg_k_prefetch_l1(const void *p) {
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
 }
 
 __device__ __forceinline__ void sg_k_store_bytes16(uint8_t *p, const uint4 &v) {

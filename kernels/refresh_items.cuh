@@ -1,6 +1,6 @@
-/* The work items of one parameter in the cast modes: cast-transpose tiles
- * (through refresh_tile.cuh) and cast runs over the owned flat range. The
- * transpose mode has its own pipeline (refresh_pipeline.cuh). */
+/* The cast mode's work items: runs over a parameter's owned flat range, and
+ * the format/dtype dispatch. The tile modes have their own pipelines
+ * (refresh_pipeline.cuh, refresh_cast_transpose.cuh). */
 #ifndef SG_KERNELS_REFRESH_ITEMS_CUH
 #define SG_KERNELS_REFRESH_ITEMS_CUH
 
@@ -10,41 +10,7 @@
 #include "refresh_amax.cuh"
 #include "refresh_io.cuh"
 #include "refresh_schedule.cuh"
-#include "refresh_sources.cuh"
 #include "refresh_table.h"
-#include "refresh_tile.cuh"
-
-/* Tile `local` (row-major over the tile grid) of d through `src`, in the
- * buffer `parity` picks. Tiles alternate between two buffers (the parity
- * carries over across parameters), so one barrier per tile suffices: the
- * fill of tile k+1 only touches the buffer tile k's drain is not reading,
- * and tile k+2's fill comes after the barrier that follows every drain of
- * tile k. Warps that finish draining start loading the next tile while
- * others still drain. */
-template <class Src>
-__device__ __forceinline__ void sg_k_tile(sg_k_tile_smem (&ring)[2], uint32_t &parity, Src &src,
-                                          const sg_k_desc &d, uint64_t local) {
-  const uint64_t tr = local / d.tiles_per_row;
-  const uint64_t r0 = tr * SG_K_TILE;
-  const uint64_t c0 = (local - tr * d.tiles_per_row) * SG_K_TILE;
-  const uint32_t rows = static_cast<uint32_t>(min(d.rows - r0, uint64_t{SG_K_TILE}));
-  const uint32_t cols = static_cast<uint32_t>(min(d.cols - c0, uint64_t{SG_K_TILE}));
-  sg_k_tile_smem &sh = ring[parity];
-  src.at_tile(r0, c0);
-  if (cols == SG_K_TILE && src.vec()) {
-    sg_k_tile_fill<true>(sh, src, rows, cols);
-  } else {
-    sg_k_tile_fill<false>(sh, src, rows, cols);
-  }
-  __syncthreads();
-  uint8_t *wt = d.wt + c0 * d.ld_wt + r0;
-  if (rows % 16u == 0 && (d.vec & SG_K_VEC_WT) != 0) {
-    sg_k_tile_drain<true>(sh, wt, d.ld_wt, rows, cols);
-  } else {
-    sg_k_tile_drain<false>(sh, wt, d.ld_wt, rows, cols);
-  }
-  parity ^= 1u;
-}
 
 /* Casts len consecutive elements (one row segment). Where the master is
  * 16-byte aligned at W's first 16-byte boundary, the whole chunks from there
@@ -55,8 +21,9 @@ template <uint32_t FMT, uint32_t DT>
 __device__ __forceinline__ void sg_k_cast_run(uint8_t *w, const char *m, uint32_t len, float s,
                                               uint32_t &amax_bits) {
   using Raw = sg_k_master16<DT>;
-  /* As in the tiles: larger batches spill at 3 blocks per multiprocessor. */
-  constexpr int kBatch = sg_k_cast_src<FMT, DT>::kBatch;
+  /* 64 bytes of loads in flight per thread; larger batches spill at 3
+   * blocks per multiprocessor. */
+  constexpr int kBatch = DT == SG_K_MASTER_FP32 ? 1 : 2;
   constexpr uint32_t kElem = Raw::kElemBytes;
   constexpr uint32_t kStep = kBatch * SG_K_THREADS;
   const uint32_t misalign = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(w) & 15u);
@@ -94,11 +61,10 @@ __device__ __forceinline__ void sg_k_cast_run(uint8_t *w, const char *m, uint32_
 /* Cast items [lo, hi) of d; returns the thread's max |M| bit pattern. An item
  * is a slice of the owned range and may span rows of a strided parameter. */
 template <uint32_t FMT, uint32_t DT>
-__device__ __forceinline__ uint32_t sg_k_cast_items(const sg_k_desc &d, uint64_t lo,
+__device__ __forceinline__ uint32_t sg_k_cast_items(const sg_k_desc &d, float s, uint64_t lo,
                                                     uint64_t hi) {
   constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
   const char *m = static_cast<const char *>(d.master);
-  const float s = *d.scale;
   uint32_t amax_bits = 0;
 #pragma unroll 1
   for (uint64_t it = lo; it < hi; it++) {
@@ -137,47 +103,45 @@ __device__ __forceinline__ uint32_t sg_k_dispatch(const sg_k_desc &d, F f) {
               : f(sg_k_kind<SG_K_FP8_E5M2, SG_K_MASTER_BF16>{});
 }
 
-/* Cast mode: items [lo, hi) of d, then this block's share of amax. */
-__device__ __forceinline__ void sg_k_cast_param(const sg_k_desc &d, uint64_t lo, uint64_t hi,
-                                                sg_k_scratch *scratch) {
-  const uint32_t amax_bits = sg_k_dispatch(d, [&](auto kind) {
-    return sg_k_cast_items<decltype(kind)::fmt, decltype(kind)::dt>(d, lo, hi);
-  });
-  sg_k_publish_amax<SG_K_MODE_CAST>(amax_bits, hi - lo, scratch, d);
+/* Cast mode: while parameter p casts, its successor's descriptor (and then
+ * its scale) comes into L1, so that the next parameter does not start with
+ * two dependent trips to memory (the many-small set's parameters take one
+ * round of loads each). */
+__device__ __forceinline__ void sg_k_cast_prefetch_desc(const sg_k_desc *next) {
+  if (threadIdx.x < 3) { /* 208 bytes: up to 3 lines, none skipped */
+    sg_k_prefetch_l1(reinterpret_cast<const char *>(next) + threadIdx.x * (sizeof *next - 1) / 2);
+  }
 }
 
-/* Cast-transpose: tile `local` of d; returns the thread's amax of it. */
-__device__ __forceinline__ uint32_t sg_k_cast_tile(sg_k_tile_smem (&ring)[2], uint32_t &parity,
-                                                   const sg_k_desc &d, uint64_t local) {
-  return sg_k_dispatch(d, [&](auto kind) {
-    sg_k_cast_src<decltype(kind)::fmt, decltype(kind)::dt> src{
-        static_cast<const char *>(d.master), d.ld_master, d.w, d.ld_w, *d.scale,
-        (d.vec & SG_K_VEC_MASTER) != 0, (d.vec & SG_K_VEC_W) != 0, 0u, nullptr, nullptr};
-    sg_k_tile(ring, parity, src, d, local);
-    return src.amax_bits;
-  });
+__device__ __forceinline__ void sg_k_cast_prefetch_scale(const sg_k_desc *next) {
+  if (threadIdx.x == 0 && next->scale != nullptr) {
+    sg_k_prefetch_l1(next->scale);
+  }
 }
 
-/* Cast-transpose: the cursor's tiles; amax is published per run of
- * consecutive tiles of one parameter. */
-__device__ __forceinline__ void sg_k_cast_transpose(sg_k_tile_smem (&ring)[2],
-                                                    sg_k_stride_cursor cur,
-                                                    sg_k_scratch *scratch) {
-  constexpr uint32_t kMode = SG_K_MODE_CAST_TRANSPOSE;
-  uint32_t parity = 0;
-  uint32_t amax_bits = 0;
-  uint64_t run = 0;
-  while (cur.j < cur.end) {
-    const uint32_t p = cur.p;
-    const sg_k_desc &d = cur.descs[p];
-    amax_bits = max(amax_bits, sg_k_cast_tile(ring, parity, d, cur.j - d.item_first[kMode]));
-    run++;
-    sg_k_stride_next<kMode>(cur);
-    if (cur.j >= cur.end || cur.p != p) {
-      sg_k_publish_amax<kMode>(amax_bits, run, scratch + p, d);
-      amax_bits = 0;
-      run = 0;
-    }
+/* Cast mode, all threads: items [lo, hi) of descriptor p, then the block's
+ * share of its amax (merged by thread 0; slots half `half`). next: the
+ * descriptor after p, or null. */
+__device__ __forceinline__ void sg_k_cast_param(const sg_k_desc *descs, uint32_t p, uint64_t lo,
+                                                uint64_t hi, const sg_k_desc *next,
+                                                sg_k_scratch *scratch, sg_k_amax_slots &slots,
+                                                uint32_t half) {
+  const sg_k_desc &d = descs[p];
+  const float s = *d.scale;
+  if (next != nullptr) {
+    sg_k_cast_prefetch_desc(next);
+  }
+  const uint32_t bits = sg_k_dispatch(d, [&](auto kind) {
+    return sg_k_cast_items<decltype(kind)::fmt, decltype(kind)::dt>(d, s, lo, hi);
+  });
+  if (next != nullptr) {
+    sg_k_cast_prefetch_scale(next);
+  }
+  sg_k_amax_stash(bits, slots, half);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const sg_k_amax_target t{d.amax, d.scale_inv, s, d.items[SG_K_MODE_CAST], scratch + p};
+    sg_k_amax_publish(t, sg_k_amax_merged(slots, half), hi - lo);
   }
 }
 

@@ -4,93 +4,155 @@
 #include <stdint.h>
 
 #include "refresh.h"
+#include "refresh_cast_transpose.cuh"
 #include "refresh_items.cuh"
 #include "refresh_pipeline.cuh"
 #include "refresh_schedule.cuh"
 #include "refresh_table.h"
 
-/* Resident blocks per multiprocessor the register allocation must allow
- * (ptxas caps registers to fit): 4 x 256 threads for the transpose (64
- * registers; 4 x 48 KB of tile ring), 3 for the cast modes, whose
- * conversions need more; fewer blocks would leave too few loads in flight. */
-constexpr int sg_k_min_blocks(uint32_t mode) { return mode == SG_K_MODE_TRANSPOSE ? 4 : 3; }
+/* The transpose deals 2 x 2 tiles per chunk where a block may have the
+ * 197 KB its ring then needs (Hopper), one tile per chunk elsewhere (A100:
+ * 163 KB; sm_86/89: 99 KB). The other modes deal single tiles. */
+using sg_k_wide = sg_k_chunk<2, 2>;
+using sg_k_narrow = sg_k_chunk<1, 1>;
 
-template <uint32_t MODE>
-__global__ void __launch_bounds__(SG_K_THREADS, sg_k_min_blocks(MODE))
-    sg_k_refresh_kernel(const char *base, uint32_t group, const int32_t *noop_flag) {
-  if (noop_flag != nullptr && *noop_flag != 0) {
-    return;
-  }
-  /* Tile buffers: the transpose's three-stage ring, cast-transpose's pair;
-   * the cast mode uses none (and the compiler drops them). */
-  __shared__ sg_k_tile_smem ring[MODE == SG_K_MODE_TRANSPOSE ? 3 : 2];
-  const sg_k_table *table = reinterpret_cast<const sg_k_table *>(base);
-  const sg_k_desc *descs = reinterpret_cast<const sg_k_desc *>(base + sg_k_descs_offset());
-  sg_k_scratch *scratch = reinterpret_cast<sg_k_scratch *>(
-      const_cast<char *>(base) + sg_k_scratch_offset(table->capacity));
-  if constexpr (MODE == SG_K_MODE_TRANSPOSE) {
-    sg_k_transpose_pipeline(ring, sg_k_stride_start<MODE>(table, descs, group));
-  } else if constexpr (MODE == SG_K_MODE_CAST_TRANSPOSE) {
-    sg_k_cast_transpose(ring, sg_k_stride_start<MODE>(table, descs, group), scratch);
-  } else {
-    const sg_k_work work = sg_k_block_work<MODE>(table, descs, group);
-    uint64_t i = work.begin;
-    for (uint32_t p = work.param; i < work.end; p++) {
-      const sg_k_desc &d = descs[p];
-      const uint64_t first = d.item_first[MODE];
-      const uint64_t stop = min(work.end, first + d.items[MODE]);
-      if (stop > i) {
-        sg_k_cast_param(d, i - first, stop - first, scratch + p);
-        i = stop;
-      }
+/* Dynamic shared memory of a mode: the transpose's tile ring, the
+ * cast-transpose's master stages and code tiles; the cast mode needs only
+ * its static amax slots. */
+template <uint32_t MODE, class Chunk>
+constexpr size_t sg_k_smem_bytes() {
+  return MODE == SG_K_MODE_TRANSPOSE        ? sizeof(sg_k_transpose_ring<Chunk>)
+         : MODE == SG_K_MODE_CAST_TRANSPOSE ? sizeof(sg_k_ct_ring)
+                                            : 0;
+}
+
+/* Resident blocks per multiprocessor the register allocation must allow
+ * (ptxas caps registers to fit): as many as Hopper's shared memory holds
+ * (228 KB a multiprocessor, 1 KB of it reserved per block), at most 4; 3 for
+ * the cast mode, whose conversions need more registers. */
+template <uint32_t MODE, class Chunk>
+constexpr int sg_k_min_blocks() {
+  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<MODE, Chunk>() + 1024u);
+  return MODE == SG_K_MODE_CAST ? 3 : static_cast<int>(kFit < 4 ? kFit : 4);
+}
+
+/* The cast mode: the block's contiguous share of the group's items, one
+ * parameter at a time. */
+__device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_k_desc *descs,
+                                          uint32_t group, sg_k_scratch *scratch) {
+  constexpr uint32_t kMode = SG_K_MODE_CAST;
+  __shared__ sg_k_amax_slots slots;
+  const sg_k_work work = sg_k_block_work<kMode>(head, descs, group);
+  uint64_t i = work.begin;
+  uint32_t half = 0;
+  for (uint32_t p = work.param; i < work.end; p++) {
+    const sg_k_desc &d = descs[p];
+    const uint64_t first = d.item_first[kMode];
+    const uint64_t stop = min(work.end, first + d.items[kMode]);
+    if (stop > i) {
+      const sg_k_desc *next = stop < work.end && p + 1 < work.pe ? &descs[p + 1] : nullptr;
+      sg_k_cast_param(descs, p, i - first, stop - first, next, scratch, slots, half);
+      half ^= 1u;
+      i = stop;
     }
   }
 }
 
+template <uint32_t MODE, class Chunk>
+__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<MODE, Chunk>()))
+    sg_k_refresh_kernel(const char *base, uint32_t group, const int32_t *noop_flag) {
+  extern __shared__ uint4 sg_k_dynamic_smem[];
+  const sg_k_table *table = reinterpret_cast<const sg_k_table *>(base);
+  /* Loaded before the flag is tested, so the two loads overlap. */
+  const sg_k_table_head head{table->count, table->total_items[MODE]};
+  const uint32_t capacity = table->capacity;
+  if (noop_flag != nullptr && *noop_flag != 0) {
+    return;
+  }
+  const sg_k_desc *descs = reinterpret_cast<const sg_k_desc *>(base + sg_k_descs_offset());
+  sg_k_scratch *scratch = reinterpret_cast<sg_k_scratch *>(const_cast<char *>(base) +
+                                                           sg_k_scratch_offset(capacity));
+  if constexpr (MODE == SG_K_MODE_TRANSPOSE) {
+    sg_k_transpose_pipeline(*reinterpret_cast<sg_k_transpose_ring<Chunk> *>(sg_k_dynamic_smem),
+                            sg_k_cursor_start<MODE, Chunk>(head, descs, group));
+  } else if constexpr (MODE == SG_K_MODE_CAST_TRANSPOSE) {
+    sg_k_cast_transpose(*reinterpret_cast<sg_k_ct_ring *>(sg_k_dynamic_smem),
+                        sg_k_cursor_start<MODE, sg_k_ct_chunk>(head, descs, group), descs,
+                        scratch);
+  } else {
+    sg_k_cast(head, descs, group, scratch);
+  }
+}
+
 /* Blocks of the persistent grid per multiprocessor. */
-template <uint32_t MODE>
+template <uint32_t MODE, class Chunk>
 static cudaError_t blocks_per_sm(int *per_sm) {
-  /* The transpose ring needs 4 x 48 KB per multiprocessor: it asks for the
-   * largest shared-memory carveout. The cast modes keep the default, which
-   * leaves L1 room for their loads in flight (the largest carveout cost the
-   * cast mode 13% on the GPT set). Function attributes, not stream work:
-   * legal during capture. */
+  /* The tile modes' rings need more than the default 48 KB a block and as
+   * much shared memory per multiprocessor as there is: they raise the
+   * block's limit and ask for the largest carveout. The cast mode keeps the
+   * default, which leaves L1 room for its loads in flight (the largest
+   * carveout cost it 13% on the GPT set). Function attributes, not stream
+   * work: legal during capture. */
   cudaError_t err = cudaSuccess;
-  if (MODE == SG_K_MODE_TRANSPOSE) {
-    err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE>,
-                               cudaFuncAttributePreferredSharedMemoryCarveout,
-                               cudaSharedmemCarveoutMaxShared);
+  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<MODE, Chunk>());
+  if (MODE != SG_K_MODE_CAST) {
+    err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, Chunk>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    if (err == cudaSuccess) {
+      err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, Chunk>,
+                                 cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutMaxShared);
+    }
   }
   if (err == cudaSuccess) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, sg_k_refresh_kernel<MODE>,
-                                                        SG_K_THREADS, 0);
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, sg_k_refresh_kernel<MODE, Chunk>,
+                                                        SG_K_THREADS, kSmem);
   }
   return err;
 }
 
-template <uint32_t MODE>
+template <uint32_t MODE, class Chunk>
 static cudaError_t launch_mode(const void *table, uint32_t group, const int32_t *noop_flag,
                                int sm_count, cudaStream_t stream) {
   int per_sm = 0;
-  cudaError_t err = blocks_per_sm<MODE>(&per_sm);
+  cudaError_t err = blocks_per_sm<MODE, Chunk>(&per_sm);
   if (err != cudaSuccess) {
     return err;
   }
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &noop_flag};
   const dim3 grid(static_cast<unsigned>(sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1));
-  return cudaLaunchKernel(reinterpret_cast<const void *>(&sg_k_refresh_kernel<MODE>), grid,
-                          dim3(SG_K_THREADS), args, 0, stream);
+  return cudaLaunchKernel(reinterpret_cast<const void *>(&sg_k_refresh_kernel<MODE, Chunk>), grid,
+                          dim3(SG_K_THREADS), args, sg_k_smem_bytes<MODE, Chunk>(), stream);
+}
+
+/* Whether the current device gives a block the wide transpose's ring
+ * (a host-side attribute query: legal during capture). */
+static cudaError_t wide_fits(bool *fits) {
+  int device = 0;
+  int optin = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  }
+  *fits = err == cudaSuccess &&
+          static_cast<size_t>(optin) >= sg_k_smem_bytes<SG_K_MODE_TRANSPOSE, sg_k_wide>();
+  return err;
 }
 
 extern "C" cudaError_t sg_k_refresh_load(void) {
+  bool wide = false;
   int per_sm = 0;
-  cudaError_t err = blocks_per_sm<SG_K_MODE_TRANSPOSE>(&per_sm);
+  cudaError_t err = wide_fits(&wide);
   if (err == cudaSuccess) {
-    err = blocks_per_sm<SG_K_MODE_CAST>(&per_sm);
+    err = wide ? blocks_per_sm<SG_K_MODE_TRANSPOSE, sg_k_wide>(&per_sm)
+               : blocks_per_sm<SG_K_MODE_TRANSPOSE, sg_k_narrow>(&per_sm);
   }
   if (err == cudaSuccess) {
-    err = blocks_per_sm<SG_K_MODE_CAST_TRANSPOSE>(&per_sm);
+    err = blocks_per_sm<SG_K_MODE_CAST, sg_k_narrow>(&per_sm);
+  }
+  if (err == cudaSuccess) {
+    err = blocks_per_sm<SG_K_MODE_CAST_TRANSPOSE, sg_k_narrow>(&per_sm);
   }
   return err;
 }
@@ -101,14 +163,24 @@ extern "C" cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mo
   if (device_table == nullptr || sm_count < 1) {
     return cudaErrorInvalidValue;
   }
+  bool wide = false;
   switch (mode) {
-  case SG_K_MODE_TRANSPOSE:
-    return launch_mode<SG_K_MODE_TRANSPOSE>(device_table, group, noop_flag, sm_count, stream);
+  case SG_K_MODE_TRANSPOSE: {
+    const cudaError_t err = wide_fits(&wide);
+    if (err != cudaSuccess) {
+      return err;
+    }
+    return wide ? launch_mode<SG_K_MODE_TRANSPOSE, sg_k_wide>(device_table, group, noop_flag,
+                                                              sm_count, stream)
+                : launch_mode<SG_K_MODE_TRANSPOSE, sg_k_narrow>(device_table, group, noop_flag,
+                                                                sm_count, stream);
+  }
   case SG_K_MODE_CAST:
-    return launch_mode<SG_K_MODE_CAST>(device_table, group, noop_flag, sm_count, stream);
+    return launch_mode<SG_K_MODE_CAST, sg_k_narrow>(device_table, group, noop_flag, sm_count,
+                                                    stream);
   case SG_K_MODE_CAST_TRANSPOSE:
-    return launch_mode<SG_K_MODE_CAST_TRANSPOSE>(device_table, group, noop_flag, sm_count,
-                                                 stream);
+    return launch_mode<SG_K_MODE_CAST_TRANSPOSE, sg_k_narrow>(device_table, group, noop_flag,
+                                                              sm_count, stream);
   default:
     return cudaErrorInvalidValue;
   }

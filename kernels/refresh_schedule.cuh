@@ -1,12 +1,22 @@
 /* Which work items a block does: its group's contiguous run of descriptors
- * and their items, split over the grid. Every warp computes this itself from
- * the device table (no barrier, no host involvement). */
+ * and their items, split over the grid. Every thread computes this itself
+ * from the device table (no host involvement); the tile modes walk it with a
+ * cursor that loads the next descriptor one step before it is needed. */
 #ifndef SG_KERNELS_REFRESH_SCHEDULE_CUH
 #define SG_KERNELS_REFRESH_SCHEDULE_CUH
 
 #include <stdint.h>
 
 #include "refresh_table.h"
+
+/* a / b, through the 32-bit divider when both fit (almost always): a 64-bit
+ * division is a long subroutine, and the tile modes divide for every tile. */
+__device__ __forceinline__ uint64_t sg_k_div(uint64_t a, uint64_t b) {
+  if (((a | b) >> 32) == 0) {
+    return static_cast<uint32_t>(a) / static_cast<uint32_t>(b);
+  }
+  return a / b;
+}
 
 /* The first p in [lo, hi) where pred(p) is false, for a pred that is true on
  * a prefix. A 32-way search: each round the warp probes 32 evenly spaced
@@ -29,33 +39,61 @@ __device__ __forceinline__ uint32_t sg_k_partition_point(uint32_t lo, uint32_t h
   return lo;
 }
 
-/* The group's descriptors [pb, pe) and their items [ib, ie) in one mode. */
+/* What a launch reads of the table's header (the kernel loads it while it
+ * reads the no-op flag). */
+struct sg_k_table_head {
+  uint32_t count;
+  uint64_t total; /* the launch's mode's items */
+};
+
+/* The group's descriptors [pb, pe) and their items [ib, ie) in one mode.
+ * All groups: no search, and the first descriptor's items start at 0. */
 struct sg_k_group_items {
   uint32_t pb, pe;
   uint64_t ib, ie;
 };
 
 template <uint32_t MODE>
-__device__ __forceinline__ sg_k_group_items sg_k_group(const sg_k_table *table,
+__device__ __forceinline__ sg_k_group_items sg_k_group(const sg_k_table_head &head,
                                                        const sg_k_desc *descs, uint32_t group) {
-  const uint32_t count = table->count;
-  sg_k_group_items g{0, count, 0, 0};
-  if (group != SG_K_ALL_GROUPS) {
-    g.pb = sg_k_partition_point(0u, count, [&](uint32_t p) { return descs[p].group < group; });
-    g.pe = sg_k_partition_point(g.pb, count, [&](uint32_t p) { return descs[p].group <= group; });
+  const uint32_t count = head.count;
+  if (group == SG_K_ALL_GROUPS) {
+    return sg_k_group_items{0, count, 0, head.total};
   }
-  g.ib = g.pb < count ? descs[g.pb].item_first[MODE] : table->total_items[MODE];
-  g.ie = g.pe < count ? descs[g.pe].item_first[MODE] : table->total_items[MODE];
+  sg_k_group_items g;
+  g.pb = sg_k_partition_point(0u, count, [&](uint32_t p) { return descs[p].group < group; });
+  g.pe = sg_k_partition_point(g.pb, count, [&](uint32_t p) { return descs[p].group <= group; });
+  g.ib = g.pb < count ? descs[g.pb].item_first[MODE] : head.total;
+  g.ie = g.pe < count ? descs[g.pe].item_first[MODE] : head.total;
   return g;
 }
 
-/* The last descriptor in [lo, pe) whose first item is <= j: it holds item j
- * (empty descriptors sharing its first item come before it). */
+/* Whether d holds item j. */
+template <uint32_t MODE>
+__device__ __forceinline__ bool sg_k_holds(const sg_k_desc &d, uint64_t j) {
+  return d.item_first[MODE] <= j && j - d.item_first[MODE] < d.items[MODE];
+}
+
+/* The descriptor in [lo, pe) holding item j (which some descriptor there
+ * holds). `guess` is checked first: in a run of equally sized parameters it
+ * is right, which saves the search's three dependent loads per lookup (the
+ * many-small set looks up every item). The search finds the last descriptor
+ * whose first item is <= j (empty ones sharing its first item come before). */
 template <uint32_t MODE>
 __device__ __forceinline__ uint32_t sg_k_holder(const sg_k_desc *descs, uint32_t lo, uint32_t pe,
-                                                uint64_t j) {
+                                                uint64_t j, uint64_t guess) {
+  if (guess >= lo && guess < pe && sg_k_holds<MODE>(descs[guess], j)) {
+    return static_cast<uint32_t>(guess);
+  }
   return sg_k_partition_point(lo, pe, [&](uint32_t p) { return descs[p].item_first[MODE] <= j; }) -
          1u;
+}
+
+/* The guess for item j of group g: where it would be if every descriptor
+ * had the group's average item count. */
+__device__ __forceinline__ uint64_t sg_k_guess(const sg_k_group_items &g, uint64_t j) {
+  const uint64_t avg = sg_k_div(g.ie - g.ib, g.pe - g.pb);
+  return g.pb + sg_k_div(j - g.ib, avg > 0 ? avg : 1);
 }
 
 /* Cast mode: a contiguous share of the group's items per block, so each
@@ -63,53 +101,166 @@ __device__ __forceinline__ uint32_t sg_k_holder(const sg_k_desc *descs, uint32_t
 struct sg_k_work {
   uint64_t begin, end; /* table-wide item indices of this block */
   uint32_t param;      /* descriptor holding item `begin` */
+  uint32_t pe;         /* end of the group */
 };
 
 template <uint32_t MODE>
-__device__ __forceinline__ sg_k_work sg_k_block_work(const sg_k_table *table,
+__device__ __forceinline__ sg_k_work sg_k_block_work(const sg_k_table_head &head,
                                                      const sg_k_desc *descs, uint32_t group) {
-  const sg_k_group_items g = sg_k_group<MODE>(table, descs, group);
+  const sg_k_group_items g = sg_k_group<MODE>(head, descs, group);
   const uint64_t n = g.ie - g.ib;
   const uint64_t per = n / gridDim.x;
   const uint64_t extra = n % gridDim.x;
   sg_k_work w;
   w.begin = g.ib + blockIdx.x * per + min(uint64_t{blockIdx.x}, extra);
   w.end = w.begin + per + (blockIdx.x < extra ? 1u : 0u);
-  w.param = w.begin == w.end ? g.pb : sg_k_holder<MODE>(descs, g.pb, g.pe, w.begin);
+  w.param = w.begin == w.end ? g.pb
+                             : sg_k_holder<MODE>(descs, g.pb, g.pe, w.begin, sg_k_guess(g, w.begin));
+  w.pe = g.pe;
   return w;
 }
 
-/* Tile modes: block b takes items ib + b, ib + b + G, ... (G blocks), so at
- * any moment neighbouring blocks work on neighbouring tiles and W and Wt
- * rows are read and written in long runs across blocks, not as 128-byte
- * pieces scattered over a parameter. */
-struct sg_k_stride_cursor {
-  const sg_k_desc *descs;
-  uint64_t j, end; /* current item; end of the group's items */
-  uint32_t p, pe;  /* descriptor holding j; end of the group */
+/* What the tile modes read of a descriptor. Loaded a chunk ahead by the
+ * cursor (plain loads: nothing waits for them until the chunk is issued),
+ * so the lookups of the next parameters overlap the current chunk. */
+struct sg_k_view {
+  uint8_t *w, *wt;
+  const char *master;
+  const float *scale;
+  uint64_t ld_w, ld_wt, ld_master, rows, cols, tiles_per_row;
+  uint64_t first, items; /* this mode's items */
+  uint32_t format, master_dtype, vec;
 };
 
 template <uint32_t MODE>
-__device__ __forceinline__ sg_k_stride_cursor sg_k_stride_start(const sg_k_table *table,
-                                                                const sg_k_desc *descs,
-                                                                uint32_t group) {
-  const sg_k_group_items g = sg_k_group<MODE>(table, descs, group);
-  sg_k_stride_cursor c{descs, g.ib + blockIdx.x, g.ie, g.pb, g.pe};
+__device__ __forceinline__ sg_k_view sg_k_load_view(const sg_k_desc &d) {
+  return sg_k_view{d.w,         d.wt,        static_cast<const char *>(d.master),
+                   d.scale,     d.ld_w,      d.ld_wt,
+                   d.ld_master, d.rows,      d.cols,
+                   d.tiles_per_row,          d.item_first[MODE],
+                   d.items[MODE],            d.format,
+                   d.master_dtype,           d.vec};
+}
+
+/* Tile modes deal chunks of K = kRows x kCols consecutive items round-robin:
+ * block b takes chunks b, b + G, b + 2G, ... (G blocks), so at any moment
+ * neighbouring blocks work on neighbouring tiles and W and Wt are read and
+ * written in long runs across blocks, not as 128-byte pieces scattered over
+ * a parameter. Inside a parameter, consecutive items are ordered so that a
+ * chunk is a kRows x kCols block of tiles (sg_k_tile_origin). */
+template <uint32_t ROWS, uint32_t COLS>
+struct sg_k_chunk {
+  static constexpr uint32_t kRows = ROWS, kCols = COLS, K = ROWS * COLS;
+};
+
+/* The block's current chunk: items [j, min(j + K, end)), and for each the
+ * view of the descriptor guessed to hold it (sg_k_cursor_item settles it). */
+template <uint32_t MODE, class Chunk>
+struct sg_k_cursor {
+  const sg_k_desc *descs;
+  uint64_t j, end; /* the chunk's first item; the group's end */
+  uint32_t lo, pe; /* the group's descriptors */
+  uint32_t p[Chunk::K];
+  sg_k_view view[Chunk::K];
+};
+
+/* Loads the views of the chunk's items: an item inside the descriptor of
+ * `base` (the last item settled before) shares its view; one past it gets
+ * the descriptor it would be in if the following ones had base's size
+ * (right for equally sized parameters, checked by sg_k_cursor_item). */
+template <uint32_t MODE, class Chunk>
+__device__ __forceinline__ void sg_k_cursor_load(sg_k_cursor<MODE, Chunk> &c, uint32_t base_p,
+                                                 const sg_k_view &base) {
+  const uint64_t past = base.first + base.items;
+  const uint64_t size = base.items > 0 ? base.items : 1;
+#pragma unroll
+  for (uint32_t t = 0; t < Chunk::K; t++) {
+    const uint64_t j = c.j + t;
+    if (j < c.end && j >= past) {
+      c.p[t] = static_cast<uint32_t>(min(base_p + 1u + sg_k_div(j - past, size),
+                                         uint64_t{c.pe - 1u}));
+      c.view[t] = sg_k_load_view<MODE>(c.descs[c.p[t]]);
+    } else {
+      c.p[t] = base_p;
+      c.view[t] = base;
+    }
+  }
+}
+
+template <uint32_t MODE, class Chunk>
+__device__ __forceinline__ sg_k_cursor<MODE, Chunk> sg_k_cursor_start(const sg_k_table_head &head,
+                                                                      const sg_k_desc *descs,
+                                                                      uint32_t group) {
+  const sg_k_group_items g = sg_k_group<MODE>(head, descs, group);
+  sg_k_cursor<MODE, Chunk> c;
+  c.descs = descs;
+  c.j = g.ib + uint64_t{Chunk::K} * blockIdx.x;
+  c.end = g.ie;
+  c.lo = g.pb;
+  c.pe = g.pe;
   if (c.j < c.end) {
-    c.p = sg_k_holder<MODE>(descs, g.pb, g.pe, c.j);
+    const uint32_t p = static_cast<uint32_t>(min(sg_k_guess(g, c.j), uint64_t{g.pe - 1u}));
+    const sg_k_view v = sg_k_load_view<MODE>(descs[p]);
+    sg_k_cursor_load(c, p, v);
   }
   return c;
 }
 
-/* Moves to the block's next item; searches only when it left the
- * descriptor (every step in the many-small set, rarely for large tensors). */
-template <uint32_t MODE>
-__device__ __forceinline__ void sg_k_stride_next(sg_k_stride_cursor &c) {
-  c.j += gridDim.x;
-  const sg_k_desc &d = c.descs[c.p];
-  if (c.j < c.end && c.j >= d.item_first[MODE] + d.items[MODE]) {
-    c.p = sg_k_holder<MODE>(c.descs, c.p + 1u, c.pe, c.j);
+/* Whether the chunk has item t (a constant: the views stay in registers);
+ * if so, settles its view (the guess usually holds it; otherwise all
+ * threads search together). */
+template <uint32_t MODE, class Chunk>
+__device__ __forceinline__ bool sg_k_cursor_item(sg_k_cursor<MODE, Chunk> &c, uint32_t t) {
+  const uint64_t j = c.j + t;
+  if (j >= c.end) {
+    return false;
   }
+  const sg_k_view &v = c.view[t];
+  if (v.first > j || j - v.first >= v.items) {
+    c.p[t] = sg_k_holder<MODE>(c.descs, c.lo, c.pe, j, c.p[t]);
+    c.view[t] = sg_k_load_view<MODE>(c.descs[c.p[t]]);
+  }
+  return true;
+}
+
+/* Moves to the block's next chunk once its items are settled (those it
+ * has: a chunk is cut short only at the group's end, after which nothing
+ * is loaded) and starts loading their views. */
+template <uint32_t MODE, class Chunk>
+__device__ __forceinline__ void sg_k_cursor_advance(sg_k_cursor<MODE, Chunk> &c) {
+  c.j += uint64_t{Chunk::K} * gridDim.x;
+  if (c.j < c.end) {
+    sg_k_cursor_load(c, c.p[Chunk::K - 1], c.view[Chunk::K - 1]);
+  }
+}
+
+/* Origin (r0, c0) in W of the view's tile `local`. Tile rows are taken in
+ * bands of kRows, and each band in groups of kCols tile columns, row-major
+ * inside a group (the last band and group may be narrower), so K
+ * consecutive items form one chunk-shaped block of tiles. */
+template <class Chunk>
+__device__ __forceinline__ void sg_k_tile_origin(const sg_k_view &v, uint64_t local,
+                                                 uint64_t &r0, uint64_t &c0) {
+  constexpr uint64_t kR = Chunk::kRows;
+  constexpr uint64_t kC = Chunk::kCols;
+  const uint64_t tpr = v.tiles_per_row;
+  uint64_t tr, tc;
+  if constexpr (kR == 1 && kC == 1) {
+    tr = sg_k_div(local, tpr);
+    tc = local - tr * tpr;
+  } else {
+    const uint64_t band = sg_k_div(local, kR * tpr);
+    const uint64_t in_band = local - band * kR * tpr;
+    const uint64_t br = min(kR, (v.rows + SG_K_TILE - 1) / SG_K_TILE - band * kR);
+    const uint64_t grp = sg_k_div(in_band, br * kC);
+    const uint64_t in_grp = in_band - grp * br * kC;
+    const uint64_t gc = min(kC, tpr - grp * kC);
+    const uint64_t dr = sg_k_div(in_grp, gc);
+    tr = band * kR + dr;
+    tc = grp * kC + (in_grp - dr * gc);
+  }
+  r0 = tr * SG_K_TILE;
+  c0 = tc * SG_K_TILE;
 }
 
 #endif /* SG_KERNELS_REFRESH_SCHEDULE_CUH */

@@ -1,8 +1,8 @@
 /* One SG_K_TILE x SG_K_TILE tile of W transposed through shared memory by a
  * block of SG_K_THREADS threads.
  *
- * Fill: each thread produces 16-byte chunks of W rows (8 threads per 128-byte
- * row, so a warp reads 4 whole rows: coalesced) and stores them whole.
+ * Fill: 16-byte chunks of W rows (8 threads per 128-byte row, so a warp
+ * covers 4 whole rows: coalesced), each stored whole in its slot.
  * Drain: each thread reads a 16-row x 4-column block as 16 words, transposes
  * it in registers with byte permutes, and writes 16 bytes to each of 4 Wt
  * rows; 8 lanes cover 128 consecutive bytes of a Wt row (coalesced).
@@ -37,44 +37,20 @@ __device__ __forceinline__ uint32_t sg_k_tile_byte(uint32_t row, uint32_t col) {
   return 16u * sg_k_slot(row, col >> 4) + (col & 15u);
 }
 
-/* Fills the tile from `src` at tile-relative coordinates; rows and cols are
- * the tile's extent inside W (1 .. SG_K_TILE). VEC: the tile is SG_K_TILE
- * wide and the source aligned, so each chunk is loaded whole (load) and
- * turned into 16 codes (finish), Src::kBatch chunks in flight per thread.
- * Otherwise src.element() produces one code at a time. Slots outside the
- * extent stay stale; the drain never emits them. */
-template <bool VEC, class Src>
-__device__ __forceinline__ void sg_k_tile_fill(sg_k_tile_smem &sh, Src &src, uint32_t rows,
-                                               uint32_t cols) {
-  constexpr uint32_t kRowStep = SG_K_THREADS / 8;
-  const uint32_t q = threadIdx.x & 7u;
-  const uint32_t c = 16u * q;
-  if constexpr (!VEC) {
-    uint8_t *bytes = reinterpret_cast<uint8_t *>(sh.chunk);
-    const uint32_t n = c < cols ? min(cols - c, 16u) : 0u;
-    for (uint32_t row = threadIdx.x >> 3; row < rows; row += kRowStep) {
-      for (uint32_t i = 0; i < n; i++) {
-        bytes[sg_k_tile_byte(row, c + i)] = src.element(row, c + i);
-      }
-    }
-  } else {
-#pragma unroll 1 /* the batch is the unrolling; more would only hold registers */
-    for (uint32_t row0 = threadIdx.x >> 3; row0 < SG_K_TILE; row0 += Src::kBatch * kRowStep) {
-      typename Src::Raw raw[Src::kBatch];
-#pragma unroll
-      for (int b = 0; b < Src::kBatch; b++) {
-        const uint32_t row = row0 + b * kRowStep;
-        if (row < rows) {
-          src.load(raw[b], row, c);
-        }
-      }
-#pragma unroll
-      for (int b = 0; b < Src::kBatch; b++) {
-        const uint32_t row = row0 + b * kRowStep;
-        if (row < rows) {
-          sh.chunk[sg_k_slot(row, q)] = src.finish(raw[b], row, c);
-        }
-      }
+/* Fills the tile element by element (edge tiles, unaligned parameters):
+ * code(row, col) gives the code of tile-relative (row, col); rows and cols
+ * are the tile's extent inside W (1 .. SG_K_TILE). Each thread takes a
+ * 16-column strip of every 32nd row, as the vector paths do. Slots outside
+ * the extent stay stale; the drain never emits them. */
+template <class Code>
+__device__ __forceinline__ void sg_k_tile_fill_elements(sg_k_tile_smem &sh, uint32_t rows,
+                                                        uint32_t cols, Code code) {
+  uint8_t *bytes = reinterpret_cast<uint8_t *>(sh.chunk);
+  const uint32_t c = 16u * (threadIdx.x & 7u);
+  const uint32_t n = c < cols ? min(cols - c, 16u) : 0u;
+  for (uint32_t row = threadIdx.x >> 3; row < rows; row += SG_K_THREADS / 8) {
+    for (uint32_t i = 0; i < n; i++) {
+      bytes[sg_k_tile_byte(row, c + i)] = code(row, c + i);
     }
   }
 }
@@ -84,6 +60,18 @@ __device__ __forceinline__ void sg_k_tile_fill(sg_k_tile_smem &sh, Src &src, uin
 __device__ __forceinline__ void sg_k_cp_async16(uint4 *dst, const uint8_t *src) {
   const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src) : "memory");
+}
+
+/* The same for one aligned 4- or 8-byte value (a parameter's fields, next
+ * to its tile). */
+__device__ __forceinline__ void sg_k_cp_async4(void *dst, const void *src) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void sg_k_cp_async8(void *dst, const void *src) {
+  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(src) : "memory");
 }
 
 __device__ __forceinline__ void sg_k_cp_async_commit() {

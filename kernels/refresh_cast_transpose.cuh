@@ -1,0 +1,417 @@
+/* The cast-transpose mode's pipeline. Master rows of a block's tiles (dealt
+ * round-robin one at a time: refresh_schedule.cuh) stream into a ring of
+ * 16 KB stages with cp.async, in units of 32 rows (FP32) or 64 rows (BF16),
+ * three units ahead of the conversion, so loads stay in flight through
+ * conversions, drains, tile and parameter changes (loading each tile's rows
+ * into registers, four dependent rounds a tile, reached 83% / 74% of the
+ * copy on the GPT set; this, 92% / 85%). Each unit is converted from shared
+ * memory: the codes go to W and into a code tile, which drains to Wt
+ * (refresh_tile.cuh) once all of its units are in. Edge and unaligned tiles
+ * are one unit converted element by element straight from global memory. */
+#ifndef SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
+#define SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
+
+#include <stdint.h>
+
+#include "fp8_convert.cuh"
+#include "refresh_amax.cuh"
+#include "refresh_io.cuh"
+#include "refresh_schedule.cuh"
+#include "refresh_table.h"
+#include "refresh_tile.cuh"
+
+enum : uint32_t {
+  SG_K_CT_E5M2 = 1u,   /* format E5M2 (else E4M3) */
+  SG_K_CT_BF16 = 2u,   /* master BF16 (else FP32) */
+  SG_K_CT_STAGED = 4u, /* the unit is in its stage (else: element by element) */
+  SG_K_CT_FIRST = 8u,  /* the tile's first unit */
+  SG_K_CT_VEC_WT = 16u /* the tile drains as whole vectors */
+};
+constexpr uint32_t SG_K_CT_END = 0xFFFFFFFFu; /* sg_k_ct_job.p: no more units */
+constexpr uint32_t SG_K_STAGE_BYTES = 16384;
+
+/* A unit: rows [row0, row0 + rows) of a tile, and what converting and
+ * draining it needs. Written by thread 0 when the unit is issued. */
+struct sg_k_ct_job {
+  const char *m; /* master, W and Wt at the tile's origin */
+  uint8_t *w, *wt;
+  uint64_t ld_m, ld_w, ld_wt; /* in elements */
+  uint32_t p;                 /* descriptor, or SG_K_CT_END */
+  uint32_t row0, rows, tile_rows, tile_cols, flags;
+};
+
+/* What the amax of the unit's parameter needs, copied by cp.async with the
+ * unit (from the descriptor and *scale), so that no register carries it
+ * while the unit is in flight. */
+struct sg_k_ct_param {
+  float *amax, *scale_inv;
+  uint64_t items; /* the parameter's */
+  float s;
+  uint32_t pad_;
+};
+
+/* The drain of a tile's code buffer. */
+struct sg_k_ct_tile {
+  uint8_t *wt;
+  uint64_t ld_wt;
+  uint32_t rows, cols, flags;
+};
+
+/* Partial amax of parameters this block shares with others, merged into the
+ * scratch when the block is done (one fenced atomic chain per parameter and
+ * block, off the pipeline's path), for the group's first SG_K_CT_DEFERRED
+ * parameters. 256 keeps the ring under the 99 KB a block may have on
+ * sm_86/89 GPUs. */
+constexpr uint32_t SG_K_CT_DEFERRED = 256;
+
+struct sg_k_ct_ring {
+  static constexpr uint32_t kStages = 4; /* 3 units in flight; >= 3: see the pipeline */
+  uint4 stage[kStages][SG_K_STAGE_BYTES / 16];
+  sg_k_tile_smem code[2];
+  sg_k_ct_job job[kStages];
+  sg_k_ct_param param[kStages];
+  sg_k_ct_tile drain[2];  /* of code[0], code[1] */
+  sg_k_ct_param run[2];   /* thread 0's copy for the runs of sg_k_amax_slots */
+  sg_k_amax_slots slots;
+  uint32_t deferred_bits[SG_K_CT_DEFERRED];
+  uint32_t deferred_items[SG_K_CT_DEFERRED];
+};
+
+/* Master layout in a stage: rows of 128 elements, each 16-element chunk q
+ * (P = 4 or 2 pieces of 16 bytes) with its pieces rotated by q, so that the
+ * 8 threads converting one row (chunks 0..7) read 8 distinct bank groups. */
+template <uint32_t DT>
+struct sg_k_stage_layout {
+  static constexpr uint32_t kElem = sg_k_master16<DT>::kElemBytes;
+  static constexpr uint32_t kPieces = kElem;                /* per chunk */
+  static constexpr uint32_t kRowPieces = SG_K_TILE * kElem / 16;
+  static constexpr uint32_t kRows = SG_K_STAGE_BYTES / (SG_K_TILE * kElem);
+
+  __device__ static __forceinline__ uint32_t piece(uint32_t row, uint32_t q, uint32_t i) {
+    return row * kRowPieces + q * kPieces + (i ^ ((q / (8u / kPieces)) & (kPieces - 1u)));
+  }
+};
+
+/* Tile rows per unit: one stage of master. */
+__device__ __forceinline__ uint32_t sg_k_unit_rows(bool bf16) {
+  return bf16 ? sg_k_stage_layout<SG_K_MASTER_BF16>::kRows
+              : sg_k_stage_layout<SG_K_MASTER_FP32>::kRows;
+}
+
+/* Starts the copy of `rows` master rows from m (ld_m elements apart). */
+template <uint32_t DT>
+__device__ __forceinline__ void sg_k_stage_rows(uint4 *stage, const char *m, uint64_t ld_m,
+                                                uint32_t rows) {
+  using L = sg_k_stage_layout<DT>;
+  for (uint32_t g = threadIdx.x; g < rows * L::kRowPieces; g += SG_K_THREADS) {
+    const uint32_t row = g / L::kRowPieces;
+    const uint32_t piece = g % L::kRowPieces;
+    sg_k_cp_async16(&stage[L::piece(row, piece / L::kPieces, piece % L::kPieces)],
+                    reinterpret_cast<const uint8_t *>(m) + row * ld_m * L::kElem + 16u * piece);
+  }
+}
+
+/* Block-wide state of the issuing side: the cursor and the tile whose units
+ * it is issuing. Tiles are dealt one by one (chunks of one tile): with
+ * larger chunks a block's consecutive small parameters were cast one after
+ * another instead of beside their neighbours', which cost the many-small
+ * set 6-15%. */
+using sg_k_ct_chunk = sg_k_chunk<1, 1>;
+using sg_k_ct_cursor = sg_k_cursor<SG_K_MODE_CAST_TRANSPOSE, sg_k_ct_chunk>;
+
+struct sg_k_ct_issuer {
+  const sg_k_desc *descs;
+  sg_k_ct_cursor cur;
+  sg_k_ct_job tile; /* row0, rows and the FIRST flag are per unit */
+  const float *scale;
+  uint32_t unit, units;
+};
+
+/* Makes item `local` of v (descriptor p) the tile being issued. */
+__device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_view &v,
+                                                 uint32_t p, uint64_t local) {
+  uint64_t r0, c0;
+  sg_k_tile_origin<sg_k_ct_chunk>(v, local, r0, c0);
+  const uint32_t rows = static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE}));
+  const uint32_t cols = static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE}));
+  const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
+  const uint32_t unit_rows = sg_k_unit_rows(bf16);
+  const bool staged = cols == SG_K_TILE && (v.vec & SG_K_VEC_MASTER) != 0 &&
+                      (v.vec & SG_K_VEC_W) != 0;
+  uint32_t flags = (v.format == SG_K_FP8_E5M2 ? SG_K_CT_E5M2 : 0u) | (bf16 ? SG_K_CT_BF16 : 0u) |
+                   (staged ? SG_K_CT_STAGED : 0u);
+  if (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0) {
+    flags |= SG_K_CT_VEC_WT;
+  }
+  is.tile = sg_k_ct_job{v.master + (r0 * v.ld_master + c0) * (bf16 ? 2u : 4u),
+                        v.w + r0 * v.ld_w + c0,
+                        v.wt + c0 * v.ld_wt + r0,
+                        v.ld_master,
+                        v.ld_w,
+                        v.ld_wt,
+                        p,
+                        0,
+                        rows,
+                        rows,
+                        cols,
+                        flags};
+  is.scale = v.scale;
+  is.unit = 0;
+  is.units = staged ? (rows + unit_rows - 1) / unit_rows : 1u;
+}
+
+/* Takes the cursor's next tile and starts loading the view of the one
+ * after; false past the block's last one. */
+__device__ __forceinline__ bool sg_k_ct_take_tile(sg_k_ct_issuer &is) {
+  if (!sg_k_cursor_item(is.cur, 0)) {
+    return false;
+  }
+  sg_k_ct_set_tile(is, is.cur.view[0], is.cur.p[0], is.cur.j - is.cur.view[0].first);
+  sg_k_cursor_advance(is.cur);
+  return true;
+}
+
+/* Issues the next unit into stage s: its master rows (when staged), its job
+ * and its parameter's amax fields. Past the block's last tile the job says
+ * SG_K_CT_END. */
+__device__ __forceinline__ void sg_k_ct_issue(sg_k_ct_ring &ring, uint32_t s,
+                                              sg_k_ct_issuer &is) {
+  if (is.unit == is.units && !sg_k_ct_take_tile(is)) {
+    if (threadIdx.x == 0) {
+      ring.job[s].p = SG_K_CT_END;
+    }
+    return;
+  }
+  sg_k_ct_job job = is.tile;
+  if ((job.flags & SG_K_CT_STAGED) != 0) {
+    const bool bf16 = (job.flags & SG_K_CT_BF16) != 0;
+    job.row0 = is.unit * sg_k_unit_rows(bf16);
+    job.rows = min(job.tile_rows - job.row0, sg_k_unit_rows(bf16));
+    if (bf16) {
+      sg_k_stage_rows<SG_K_MASTER_BF16>(ring.stage[s], job.m + job.row0 * job.ld_m * 2u, job.ld_m,
+                                        job.rows);
+    } else {
+      sg_k_stage_rows<SG_K_MASTER_FP32>(ring.stage[s], job.m + job.row0 * job.ld_m * 4u, job.ld_m,
+                                        job.rows);
+    }
+  }
+  if (threadIdx.x == 0) {
+    job.flags |= is.unit == 0 ? SG_K_CT_FIRST : 0u;
+    ring.job[s] = job;
+    const sg_k_desc &d = is.descs[job.p];
+    sg_k_ct_param &param = ring.param[s];
+    sg_k_cp_async8(&param.amax, &d.amax);
+    sg_k_cp_async8(&param.scale_inv, &d.scale_inv);
+    sg_k_cp_async8(&param.items, &d.items[SG_K_MODE_CAST_TRANSPOSE]);
+    sg_k_cp_async4(&param.s, is.scale);
+  }
+  is.unit++;
+}
+
+/* Converts a staged unit: each thread one 16-element chunk per 32 rows. */
+template <uint32_t FMT, uint32_t DT>
+__device__ __forceinline__ void sg_k_ct_convert_staged(const uint4 *stage, const sg_k_ct_job &job,
+                                                       float s, sg_k_tile_smem &code,
+                                                       uint32_t &amax_bits) {
+  using L = sg_k_stage_layout<DT>;
+  const uint32_t q = threadIdx.x & 7u;
+  for (uint32_t row = threadIdx.x >> 3; row < job.rows; row += SG_K_THREADS / 8) {
+    sg_k_master16<DT> m;
+#pragma unroll
+    for (uint32_t i = 0; i < L::kPieces; i++) {
+      const uint4 x = stage[L::piece(row, q, i)];
+      m.b[4 * i] = x.x;
+      m.b[4 * i + 1] = x.y;
+      m.b[4 * i + 2] = x.z;
+      m.b[4 * i + 3] = x.w;
+    }
+    const uint4 codes = sg_k_cast16<FMT, DT>(m, s, amax_bits);
+    const uint32_t r = job.row0 + row;
+    sg_k_store_bytes16(job.w + r * job.ld_w + 16u * q, codes);
+    code.chunk[sg_k_slot(r, q)] = codes;
+  }
+}
+
+/* Converts an edge or unaligned tile element by element. */
+template <uint32_t FMT, uint32_t DT>
+__device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job, float s,
+                                                         sg_k_tile_smem &code,
+                                                         uint32_t &amax_bits) {
+  const char *m = job.m;
+  uint8_t *w = job.w;
+  const uint64_t ld_m = job.ld_m;
+  const uint64_t ld_w = job.ld_w;
+  sg_k_tile_fill_elements(code, job.tile_rows, job.tile_cols, [&](uint32_t r, uint32_t c) {
+    const uint8_t v = sg_k_cast1<FMT>(sg_k_master_bits<DT>(m, r * ld_m + c), s, amax_bits);
+    w[r * ld_w + c] = v;
+    return v;
+  });
+}
+
+template <uint32_t FMT, uint32_t DT>
+__device__ __forceinline__ void sg_k_ct_convert_as(const uint4 *stage, const sg_k_ct_job &job,
+                                                   float s, sg_k_tile_smem &code,
+                                                   uint32_t &amax_bits) {
+  if ((job.flags & SG_K_CT_STAGED) != 0) {
+    sg_k_ct_convert_staged<FMT, DT>(stage, job, s, code, amax_bits);
+  } else {
+    sg_k_ct_convert_elements<FMT, DT>(job, s, code, amax_bits);
+  }
+}
+
+__device__ __forceinline__ void sg_k_ct_convert(const uint4 *stage, const sg_k_ct_job &job,
+                                                float s, sg_k_tile_smem &code,
+                                                uint32_t &amax_bits) {
+  const bool bf16 = (job.flags & SG_K_CT_BF16) != 0;
+  if ((job.flags & SG_K_CT_E5M2) == 0) {
+    bf16 ? sg_k_ct_convert_as<SG_K_FP8_E4M3, SG_K_MASTER_BF16>(stage, job, s, code, amax_bits)
+         : sg_k_ct_convert_as<SG_K_FP8_E4M3, SG_K_MASTER_FP32>(stage, job, s, code, amax_bits);
+  } else {
+    bf16 ? sg_k_ct_convert_as<SG_K_FP8_E5M2, SG_K_MASTER_BF16>(stage, job, s, code, amax_bits)
+         : sg_k_ct_convert_as<SG_K_FP8_E5M2, SG_K_MASTER_FP32>(stage, job, s, code, amax_bits);
+  }
+}
+
+__device__ __forceinline__ void sg_k_ct_drain(const sg_k_tile_smem &code, const sg_k_ct_tile &t) {
+  if ((t.flags & SG_K_CT_VEC_WT) != 0) {
+    sg_k_tile_drain<true>(code, t.wt, t.ld_wt, t.rows, t.cols);
+  } else {
+    sg_k_tile_drain<false>(code, t.wt, t.ld_wt, t.rows, t.cols);
+  }
+}
+
+/* A run: this block's consecutive tiles of one parameter, whose amax it
+ * merges once; its parameter's fields are in ring.run[half] (thread 0's).
+ * p == SG_K_CT_END: none. */
+struct sg_k_ct_run {
+  uint32_t p, half;
+  uint64_t tiles;
+};
+
+/* Thread 0, after the barrier that follows the run's stash: the block's
+ * share of the parameter's amax, written now when the block did all of its
+ * tiles, else kept for sg_k_ct_flush (or merged now past its capacity). */
+__device__ __forceinline__ void sg_k_ct_publish(sg_k_ct_ring &ring, const sg_k_ct_run &run,
+                                                sg_k_scratch *scratch, uint32_t pb) {
+  const uint32_t bits = sg_k_amax_merged(ring.slots, run.half);
+  const sg_k_ct_param &f = ring.run[run.half];
+  const uint32_t e = run.p - pb;
+  if (run.tiles == f.items || e >= SG_K_CT_DEFERRED) {
+    sg_k_amax_publish(sg_k_amax_target{f.amax, f.scale_inv, f.s, f.items, scratch + run.p}, bits,
+                      run.tiles);
+  } else {
+    ring.deferred_bits[e] = bits;
+    ring.deferred_items[e] = static_cast<uint32_t>(run.tiles);
+  }
+}
+
+/* All threads, once the block is done: merges the kept shares. */
+__device__ __forceinline__ void sg_k_ct_flush(const sg_k_ct_ring &ring, const sg_k_desc *descs,
+                                              sg_k_scratch *scratch, uint32_t pb, uint32_t pe) {
+  const uint32_t n = min(pe - pb, SG_K_CT_DEFERRED);
+  for (uint32_t e = threadIdx.x; e < n; e += SG_K_THREADS) {
+    if (ring.deferred_items[e] != 0) {
+      const sg_k_desc &d = descs[pb + e];
+      const sg_k_amax_target t{d.amax, d.scale_inv, *d.scale, d.items[SG_K_MODE_CAST_TRANSPOSE],
+                               scratch + pb + e};
+      sg_k_amax_publish(t, ring.deferred_bits[e], ring.deferred_items[e]);
+    }
+  }
+}
+
+/* At a tile's first unit (or the end): drains the previous tile, ends the
+ * run when the parameter changes, starts the new tile's drain record and
+ * run. Returns false at the end. */
+__device__ __forceinline__ bool sg_k_ct_next_tile(sg_k_ct_ring &ring, uint32_t now,
+                                                  bool &have_tile, uint32_t &parity,
+                                                  sg_k_ct_run &run, sg_k_ct_run &pending,
+                                                  uint32_t &amax_bits) {
+  const sg_k_ct_job &job = ring.job[now];
+  const uint32_t p = job.p;
+  if (have_tile) {
+    sg_k_ct_drain(ring.code[parity], ring.drain[parity]);
+    parity ^= 1u;
+  }
+  if (run.p != SG_K_CT_END && p != run.p) {
+    sg_k_amax_stash(amax_bits, ring.slots, run.half);
+    amax_bits = 0;
+    pending = run;
+    run.p = SG_K_CT_END;
+    run.half ^= 1u;
+  }
+  have_tile = p != SG_K_CT_END;
+  if (!have_tile) {
+    return false;
+  }
+  if (threadIdx.x == 0) {
+    ring.drain[parity] = sg_k_ct_tile{job.wt, job.ld_wt, job.tile_rows, job.tile_cols, job.flags};
+  }
+  if (run.p == SG_K_CT_END) {
+    if (threadIdx.x == 0) {
+      ring.run[run.half] = ring.param[now];
+    }
+    run.p = p;
+    run.tiles = 0;
+  }
+  run.tiles++;
+  return true;
+}
+
+/* Cast-transposes the cursor's tiles. Unit k sits in stage k % S; the
+ * barrier of iteration k makes it (and its job and parameter fields)
+ * visible and also ends every use of stage (k-1) % S, which unit k+S-1 then
+ * takes. A tile's code buffer drains at its successor's first unit, after
+ * the barrier that follows the tile's last conversion; tiles alternate
+ * between two buffers, and the barriers in between order each buffer's
+ * drain before its refill. A run's amax is stashed when the run ends and
+ * merged by thread 0 after the next barrier. */
+__device__ __forceinline__ void sg_k_cast_transpose(sg_k_ct_ring &ring, sg_k_ct_cursor cur,
+                                                    const sg_k_desc *descs,
+                                                    sg_k_scratch *scratch) {
+  constexpr uint32_t S = sg_k_ct_ring::kStages;
+  static_assert(S >= 3, "a unit must convert while the next loads");
+  const uint32_t pb = cur.lo;
+  const uint32_t pe = cur.pe;
+  for (uint32_t e = threadIdx.x; e < SG_K_CT_DEFERRED; e += SG_K_THREADS) {
+    ring.deferred_items[e] = 0;
+  }
+  sg_k_ct_issuer is{descs, cur, {}, nullptr, 0, 0};
+#pragma unroll 1
+  for (uint32_t k = 0; k + 1 < S; k++) {
+    sg_k_ct_issue(ring, k, is);
+    sg_k_cp_async_commit();
+  }
+  bool have_tile = false;
+  uint32_t parity = 0;
+  sg_k_ct_run run{SG_K_CT_END, 0, 0};
+  sg_k_ct_run pending{SG_K_CT_END, 0, 0};
+  uint32_t amax_bits = 0;
+#pragma unroll 1
+  for (uint32_t k = 0;; k++) {
+    sg_k_cp_async_wait<S - 2>();
+    __syncthreads();
+    if (pending.p != SG_K_CT_END) {
+      if (threadIdx.x == 0) {
+        sg_k_ct_publish(ring, pending, scratch, pb);
+      }
+      pending.p = SG_K_CT_END;
+    }
+    const uint32_t now = k % S;
+    const sg_k_ct_job &job = ring.job[now];
+    if ((job.p == SG_K_CT_END || (job.flags & SG_K_CT_FIRST) != 0) &&
+        !sg_k_ct_next_tile(ring, now, have_tile, parity, run, pending, amax_bits)) {
+      break;
+    }
+    sg_k_ct_issue(ring, (k + S - 1) % S, is);
+    sg_k_cp_async_commit();
+    sg_k_ct_convert(ring.stage[now], job, ring.param[now].s, ring.code[parity], amax_bits);
+  }
+  __syncthreads();
+  if (pending.p != SG_K_CT_END && threadIdx.x == 0) {
+    sg_k_ct_publish(ring, pending, scratch, pb);
+  }
+  __syncthreads();
+  sg_k_ct_flush(ring, descs, scratch, pb, pe);
+}
+
+#endif /* SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH */
