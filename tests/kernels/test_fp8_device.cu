@@ -9,7 +9,7 @@
 #include "fp8_convert.cuh"
 #include "fp8_reference.h"
 #include "sg_gpu_test.h"
-#include "run_suite.h"
+#include "sg_run_suite.h"
 
 static const uint64_t kBatch = 1ull << 30; /* inputs per device pass */
 

@@ -9,7 +9,7 @@
 
 #include "exhaustive.h"
 #include "fp8_reference.h"
-#include "run_suite.h"
+#include "sg_run_suite.h"
 
 static const uint32_t kFormats[] = {SG_K_FP8_E4M3, SG_K_FP8_E5M2};
 

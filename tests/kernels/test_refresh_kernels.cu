@@ -17,7 +17,7 @@
 #include "refresh.h"
 #include "refresh_fixture.h"
 #include "sg_gpu_test.h"
-#include "run_suite.h"
+#include "sg_run_suite.h"
 
 enum { kCapacity = 4096 };
 static const uint32_t kModes[] = {SG_K_MODE_TRANSPOSE, SG_K_MODE_CAST, SG_K_MODE_CAST_TRANSPOSE};

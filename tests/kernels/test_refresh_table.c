@@ -6,7 +6,7 @@
 
 #include "refresh.h"
 #include "refresh_table.h"
-#include "run_suite.h"
+#include "sg_run_suite.h"
 
 enum { CAPACITY = 8 };
 
