@@ -27,70 +27,28 @@ static void expect_usage(const char *const *args, const char *reason) {
   trainer_result_free(&r);
 }
 
-START_TEST(unknown_option) {
-  const char *a[] = {"--fast", NULL};
-  expect_usage(a, "unrecognized option");
-}
-END_TEST
+/* Each bad command line (NULL-terminated, at most 6 words) and the reason
+ * the trainer must give for it. */
+static const struct {
+  const char *args[7];
+  const char *reason;
+} bad_lines[] = {
+    {{"--fast"}, "unrecognized option"},
+    {{"--steps"}, "requires an argument"},
+    {{"--steps", "12abc"}, "--steps '12abc' is not a whole number"},
+    {{"--steps", "0"}, "--steps '0'"},
+    {{"--batch", "-16"}, "--batch '-16'"},
+    {{"--layers", "99999999999999999999999"}, "--layers"},
+    {{"--hidden", "100"}, "not a multiple of 16"},
+    {{"--layers", "1"}, "--layers '1'"},
+    {{"--mode", "turbo"}, "--mode 'turbo' is not one of"},
+    {{"graph"}, "unexpected argument 'graph'"},
+    {{"--mode", "graph", "--steps", "20", "--warmup", "20"},
+     "--steps must exceed --warmup"},
+};
 
-START_TEST(missing_value) {
-  const char *a[] = {"--steps", NULL};
-  expect_usage(a, "requires an argument");
-}
-END_TEST
-
-START_TEST(not_a_number) {
-  const char *a[] = {"--steps", "12abc", NULL};
-  expect_usage(a, "--steps '12abc' is not a whole number");
-}
-END_TEST
-
-START_TEST(zero_steps) {
-  const char *a[] = {"--steps", "0", NULL};
-  expect_usage(a, "--steps '0'");
-}
-END_TEST
-
-START_TEST(negative_batch) {
-  const char *a[] = {"--batch", "-16", NULL};
-  expect_usage(a, "--batch '-16'");
-}
-END_TEST
-
-START_TEST(huge_number) {
-  const char *a[] = {"--layers", "99999999999999999999999", NULL};
-  expect_usage(a, "--layers");
-}
-END_TEST
-
-START_TEST(hidden_not_multiple_of_16) {
-  const char *a[] = {"--hidden", "100", NULL};
-  expect_usage(a, "not a multiple of 16");
-}
-END_TEST
-
-START_TEST(one_layer) {
-  const char *a[] = {"--layers", "1", NULL};
-  expect_usage(a, "--layers '1'");
-}
-END_TEST
-
-START_TEST(unknown_mode) {
-  const char *a[] = {"--mode", "turbo", NULL};
-  expect_usage(a, "--mode 'turbo' is not one of");
-}
-END_TEST
-
-START_TEST(stray_argument) {
-  const char *a[] = {"graph", NULL};
-  expect_usage(a, "unexpected argument 'graph'");
-}
-END_TEST
-
-START_TEST(warmup_not_below_steps) {
-  const char *a[] = {"--mode", "graph", "--steps", "20", "--warmup", "20",
-                     NULL};
-  expect_usage(a, "--steps must exceed --warmup");
+START_TEST(bad_command_line_gets_usage) {
+  expect_usage(bad_lines[_i].args, bad_lines[_i].reason);
 }
 END_TEST
 
@@ -132,17 +90,8 @@ END_TEST
 static Suite *cli_suite(void) {
   Suite *s = suite_create("trainer_cli");
   TCase *tc = tcase_create("cli");
-  tcase_add_test(tc, unknown_option);
-  tcase_add_test(tc, missing_value);
-  tcase_add_test(tc, not_a_number);
-  tcase_add_test(tc, zero_steps);
-  tcase_add_test(tc, negative_batch);
-  tcase_add_test(tc, huge_number);
-  tcase_add_test(tc, hidden_not_multiple_of_16);
-  tcase_add_test(tc, one_layer);
-  tcase_add_test(tc, unknown_mode);
-  tcase_add_test(tc, stray_argument);
-  tcase_add_test(tc, warmup_not_below_steps);
+  tcase_add_loop_test(tc, bad_command_line_gets_usage, 0,
+                      sizeof bad_lines / sizeof bad_lines[0]);
   tcase_add_test(tc, missing_plugin_option);
   tcase_add_test(tc, missing_plugin_environment);
   tcase_add_test(tc, help_is_not_an_error);
