@@ -370,16 +370,12 @@ sg_status sg_capture_end(sg_session *s, const sg_capture_args *args) {
  * memory to the device. */
 static sg_status drop_key(sg_session *s, sg_graph *e) {
   const bool had_alloc = e->alloc_bytes > 0;
-  sg_status st = SG_OK;
   sg_graph_drop(e);
   e->eager_only = false;
   e->eager_logged = false;
   e->reason[0] = '\0';
   s->stats.invalidations++;
-  if (had_alloc) {
-    st = sg_graphs_trim(s);
-  }
-  return st;
+  return had_alloc ? sg_graphs_trim(s) : SG_OK;
 }
 
 sg_status sg_invalidate(sg_session *s, uint64_t key) {
