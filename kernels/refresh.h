@@ -51,6 +51,9 @@ enum { SG_K_MASTER_NONE = 0, SG_K_MASTER_FP32 = 1, SG_K_MASTER_BF16 = 2 };
 enum { SG_K_MODE_TRANSPOSE = 0, SG_K_MODE_CAST = 1, SG_K_MODE_CAST_TRANSPOSE = 2 };
 enum { SG_K_MODE_COUNT = 3 };
 #define SG_K_ALL_GROUPS UINT32_MAX
+/* How a tile-mode launch deals its tiles (the cast mode has one way). Both
+ * give the same bytes for any table; they differ in speed only. */
+enum { SG_K_LAYOUT_NARROW = 0, SG_K_LAYOUT_WIDE = 1 };
 
 /* One registered FP8 parameter. All pointers are device pointers. */
 typedef struct sg_k_param {
@@ -83,18 +86,32 @@ size_t sg_k_refresh_table_bytes(uint32_t capacity);
 cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
                                const sg_k_param *params, uint32_t count);
 
+/* The layout that suits the parameters a launch for `group` (SG_K_ALL_GROUPS:
+ * all) refreshes: SG_K_LAYOUT_WIDE when at least 3/4 of their tiles belong to
+ * parameters of at least 256 x 256 whose W and Wt rows are 16-byte aligned,
+ * which stream fastest in 256 x 256 blocks with one block per multiprocessor;
+ * SG_K_LAYOUT_NARROW otherwise (many small, odd or unaligned parameters, and
+ * no parameter at all), which keeps several blocks per multiprocessor in
+ * flight. Pure host code over the same array sg_k_refresh_build took; call it
+ * again when that changes. */
+uint32_t sg_k_refresh_layout(const sg_k_param *params, uint32_t count,
+                             uint32_t group);
+
 /* One kernel launch on `stream` refreshing every parameter of the table, or
  * those whose group equals `group` (SG_K_ALL_GROUPS: all), in mode
- * SG_K_MODE_*. No allocation, no synchronisation, no reads of device memory
- * by the host: legal inside a stream capture. noop_flag: a device int32, or
- * NULL; when it is nonzero at run time the launch does nothing. sm_count: the
- * device's multiprocessor count, which sizes the persistent grid. Returns
- * cudaErrorInvalidValue for a NULL table, an unknown mode or sm_count < 1,
- * else the first error of the kernel's attribute and occupancy queries
- * (host-side, capture-safe) and cudaLaunchKernel. */
+ * SG_K_MODE_*, with the tile modes dealt as `layout` (SG_K_LAYOUT_*; a GPU
+ * without the shared memory the wide layout needs, which Hopper has, gets
+ * the narrow one). No allocation, no synchronisation, no reads of device
+ * memory by the host: legal inside a stream capture. noop_flag: a device
+ * int32, or NULL; when it is nonzero at run time the launch does nothing.
+ * sm_count: the device's multiprocessor count, which sizes the persistent
+ * grid. Returns cudaErrorInvalidValue for a NULL table, an unknown mode or
+ * layout or sm_count < 1, else the first error of the kernel's attribute
+ * and occupancy queries (host-side, capture-safe) and cudaLaunchKernel. */
 cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode,
-                                uint32_t group, const int32_t *noop_flag,
-                                int sm_count, cudaStream_t stream);
+                                uint32_t group, uint32_t layout,
+                                const int32_t *noop_flag, int sm_count,
+                                cudaStream_t stream);
 
 /* Loads the refresh kernels' module on the current device (with lazy
  * loading it would otherwise load at the first launch, which may sit inside

@@ -1,13 +1,14 @@
 /* The cast-transpose mode's pipeline. Master rows of a block's tiles (dealt
  * round-robin one at a time: refresh_schedule.cuh) stream into a ring of
  * 16 KB stages with cp.async, in units of 32 rows (FP32) or 64 rows (BF16),
- * three units ahead of the conversion, so loads stay in flight through
- * conversions, drains, tile and parameter changes (loading each tile's rows
- * into registers, four dependent rounds a tile, reached 83% / 74% of the
- * copy on the GPT set; this, 92% / 85%). Each unit is converted from shared
- * memory: the codes go to W and into a code tile, which drains to Wt
- * (refresh_tile.cuh) once all of its units are in. Edge and unaligned tiles
- * are one unit converted element by element straight from global memory. */
+ * three (narrow layout) or five (wide) units ahead of the conversion, so
+ * loads stay in flight through conversions, drains, tile and parameter
+ * changes (loading each tile's rows into registers, four dependent rounds a
+ * tile, reached 83% / 74% of the copy on the GPT set; this, 89-92% /
+ * 84-87%). Each unit is converted from shared memory: the codes go to W and
+ * into a code tile, which drains to Wt (refresh_tile.cuh) once all of its
+ * units are in. Edge and unaligned tiles are one unit converted element by
+ * element straight from global memory. */
 #ifndef SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 #define SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 
@@ -64,8 +65,15 @@ struct sg_k_ct_tile {
  * sm_86/89 GPUs. */
 constexpr uint32_t SG_K_CT_DEFERRED = 256;
 
+/* Master stages of the wide layout's ring, one block per multiprocessor
+ * (the narrow layout's has 4, two blocks per multiprocessor). On the GPT set
+ * BF16 reached 87.4% of the copy with 6, 87.8% with 8 and 87.1% with 10,
+ * against 83.8% narrow; 6 leaves the most shared memory to L1. */
+constexpr uint32_t SG_K_CT_WIDE_STAGES = 6;
+
+template <uint32_t STAGES>
 struct sg_k_ct_ring {
-  static constexpr uint32_t kStages = 4; /* 3 units in flight; >= 3: see the pipeline */
+  static constexpr uint32_t kStages = STAGES; /* STAGES - 1 units in flight */
   uint4 stage[kStages][SG_K_STAGE_BYTES / 16];
   sg_k_tile_smem code[2];
   sg_k_ct_job job[kStages];
@@ -174,7 +182,8 @@ __device__ __forceinline__ bool sg_k_ct_take_tile(sg_k_ct_issuer &is) {
 /* Issues the next unit into stage s: its master rows (when staged), its job
  * and its parameter's amax fields. Past the block's last tile the job says
  * SG_K_CT_END. */
-__device__ __forceinline__ void sg_k_ct_issue(sg_k_ct_ring &ring, uint32_t s,
+template <class Ring>
+__device__ __forceinline__ void sg_k_ct_issue(Ring &ring, uint32_t s,
                                               sg_k_ct_issuer &is) {
   if (is.unit == is.units && !sg_k_ct_take_tile(is)) {
     if (threadIdx.x == 0) {
@@ -291,7 +300,8 @@ struct sg_k_ct_run {
 /* Thread 0, after the barrier that follows the run's stash: the block's
  * share of the parameter's amax, written now when the block did all of its
  * tiles, else kept for sg_k_ct_flush (or merged now past its capacity). */
-__device__ __forceinline__ void sg_k_ct_publish(sg_k_ct_ring &ring, const sg_k_ct_run &run,
+template <class Ring>
+__device__ __forceinline__ void sg_k_ct_publish(Ring &ring, const sg_k_ct_run &run,
                                                 sg_k_scratch *scratch, uint32_t pb) {
   const uint32_t bits = sg_k_amax_merged(ring.slots, run.half);
   const sg_k_ct_param &f = ring.run[run.half];
@@ -306,7 +316,8 @@ __device__ __forceinline__ void sg_k_ct_publish(sg_k_ct_ring &ring, const sg_k_c
 }
 
 /* All threads, once the block is done: merges the kept shares. */
-__device__ __forceinline__ void sg_k_ct_flush(const sg_k_ct_ring &ring, const sg_k_desc *descs,
+template <class Ring>
+__device__ __forceinline__ void sg_k_ct_flush(const Ring &ring, const sg_k_desc *descs,
                                               sg_k_scratch *scratch, uint32_t pb, uint32_t pe) {
   const uint32_t n = min(pe - pb, SG_K_CT_DEFERRED);
   for (uint32_t e = threadIdx.x; e < n; e += SG_K_THREADS) {
@@ -322,7 +333,8 @@ __device__ __forceinline__ void sg_k_ct_flush(const sg_k_ct_ring &ring, const sg
 /* At a tile's first unit (or the end): drains the previous tile, ends the
  * run when the parameter changes, starts the new tile's drain record and
  * run. Returns false at the end. */
-__device__ __forceinline__ bool sg_k_ct_next_tile(sg_k_ct_ring &ring, uint32_t now,
+template <class Ring>
+__device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
                                                   bool &have_tile, uint32_t &parity,
                                                   sg_k_ct_run &run, sg_k_ct_run &pending,
                                                   uint32_t &amax_bits) {
@@ -365,10 +377,11 @@ __device__ __forceinline__ bool sg_k_ct_next_tile(sg_k_ct_ring &ring, uint32_t n
  * between two buffers, and the barriers in between order each buffer's
  * drain before its refill. A run's amax is stashed when the run ends and
  * merged by thread 0 after the next barrier. */
-__device__ __forceinline__ void sg_k_cast_transpose(sg_k_ct_ring &ring, sg_k_ct_cursor cur,
+template <class Ring>
+__device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor cur,
                                                     const sg_k_desc *descs,
                                                     sg_k_scratch *scratch) {
-  constexpr uint32_t S = sg_k_ct_ring::kStages;
+  constexpr uint32_t S = Ring::kStages;
   static_assert(S >= 3, "a unit must convert while the next loads");
   const uint32_t pb = cur.lo;
   const uint32_t pe = cur.pe;

@@ -1,7 +1,10 @@
-/* The refresh kernel, one instantiation per mode, and its launcher. A
+/* The refresh kernel, one instantiation per mode and layout, and its
+ * launcher. A
  * persistent grid (as many blocks as fit on the GPU at once) walks the work
  * list of the launch's group in the device table. */
 #include <stdint.h>
+
+#include <type_traits>
 
 #include "refresh.h"
 #include "refresh_cast_transpose.cuh"
@@ -10,29 +13,45 @@
 #include "refresh_schedule.cuh"
 #include "refresh_table.h"
 
-/* The transpose deals 2 x 2 tiles per chunk where a block may have the
- * 197 KB its ring then needs (Hopper), one tile per chunk elsewhere (A100:
- * 163 KB; sm_86/89: 99 KB). The other modes deal single tiles. */
-using sg_k_wide = sg_k_chunk<2, 2>;
-using sg_k_narrow = sg_k_chunk<1, 1>;
+/* The two layouts (refresh.h, sg_k_refresh_layout). Narrow: single tiles,
+ * several blocks per multiprocessor, so many small parameters move side by
+ * side. Wide: one block per multiprocessor; the transpose deals 2 x 2 tiles
+ * per chunk (the memory sees 256-byte runs of W and Wt where single tiles
+ * give 128) and the cast-transpose keeps more master stages in flight. */
+template <uint32_t MODE, uint32_t LAYOUT>
+struct sg_k_layout_of;
 
-/* Dynamic shared memory of a mode: the transpose's tile ring, the
- * cast-transpose's master stages and code tiles; the cast mode needs only
- * its static amax slots. */
-template <uint32_t MODE, class Chunk>
+template <uint32_t LAYOUT>
+struct sg_k_layout_of<SG_K_MODE_TRANSPOSE, LAYOUT> {
+  using Chunk = typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE, sg_k_chunk<2, 2>,
+                                          sg_k_chunk<1, 1>>::type;
+  using Smem = sg_k_transpose_ring<Chunk>;
+};
+
+template <uint32_t LAYOUT>
+struct sg_k_layout_of<SG_K_MODE_CAST_TRANSPOSE, LAYOUT> {
+  using Smem = sg_k_ct_ring<LAYOUT == SG_K_LAYOUT_WIDE ? SG_K_CT_WIDE_STAGES : 4u>;
+};
+
+/* The cast mode needs only its static amax slots. */
+template <uint32_t LAYOUT>
+struct sg_k_layout_of<SG_K_MODE_CAST, LAYOUT> {
+  struct Smem {};
+};
+
+/* Dynamic shared memory of a mode and layout. */
+template <uint32_t MODE, uint32_t LAYOUT>
 constexpr size_t sg_k_smem_bytes() {
-  return MODE == SG_K_MODE_TRANSPOSE        ? sizeof(sg_k_transpose_ring<Chunk>)
-         : MODE == SG_K_MODE_CAST_TRANSPOSE ? sizeof(sg_k_ct_ring)
-                                            : 0;
+  return MODE == SG_K_MODE_CAST ? 0 : sizeof(typename sg_k_layout_of<MODE, LAYOUT>::Smem);
 }
 
 /* Resident blocks per multiprocessor the register allocation must allow
  * (ptxas caps registers to fit): as many as Hopper's shared memory holds
  * (228 KB a multiprocessor, 1 KB of it reserved per block), at most 4; 3 for
  * the cast mode, whose conversions need more registers. */
-template <uint32_t MODE, class Chunk>
+template <uint32_t MODE, uint32_t LAYOUT>
 constexpr int sg_k_min_blocks() {
-  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<MODE, Chunk>() + 1024u);
+  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<MODE, LAYOUT>() + 1024u);
   return MODE == SG_K_MODE_CAST ? 3 : static_cast<int>(kFit < 4 ? kFit : 4);
 }
 
@@ -58,9 +77,10 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
   }
 }
 
-template <uint32_t MODE, class Chunk>
-__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<MODE, Chunk>()))
+template <uint32_t MODE, uint32_t LAYOUT>
+__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<MODE, LAYOUT>()))
     sg_k_refresh_kernel(const char *base, uint32_t group, const int32_t *noop_flag) {
+  using Smem = typename sg_k_layout_of<MODE, LAYOUT>::Smem;
   extern __shared__ uint4 sg_k_dynamic_smem[];
   const sg_k_table *table = reinterpret_cast<const sg_k_table *>(base);
   /* Loaded before the flag is tested, so the two loads overlap. */
@@ -73,10 +93,11 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<MODE, Chunk>())
   sg_k_scratch *scratch = reinterpret_cast<sg_k_scratch *>(const_cast<char *>(base) +
                                                            sg_k_scratch_offset(capacity));
   if constexpr (MODE == SG_K_MODE_TRANSPOSE) {
-    sg_k_transpose_pipeline(*reinterpret_cast<sg_k_transpose_ring<Chunk> *>(sg_k_dynamic_smem),
+    using Chunk = typename sg_k_layout_of<MODE, LAYOUT>::Chunk;
+    sg_k_transpose_pipeline(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
                             sg_k_cursor_start<MODE, Chunk>(head, descs, group));
   } else if constexpr (MODE == SG_K_MODE_CAST_TRANSPOSE) {
-    sg_k_cast_transpose(*reinterpret_cast<sg_k_ct_ring *>(sg_k_dynamic_smem),
+    sg_k_cast_transpose(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
                         sg_k_cursor_start<MODE, sg_k_ct_chunk>(head, descs, group), descs,
                         scratch);
   } else {
@@ -85,7 +106,7 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<MODE, Chunk>())
 }
 
 /* Blocks of the persistent grid per multiprocessor. */
-template <uint32_t MODE, class Chunk>
+template <uint32_t MODE, uint32_t LAYOUT>
 static cudaError_t blocks_per_sm(int *per_sm) {
   /* The tile modes' rings need more than the default 48 KB a block and as
    * much shared memory per multiprocessor as there is: they raise the
@@ -94,40 +115,42 @@ static cudaError_t blocks_per_sm(int *per_sm) {
    * carveout cost it 13% on the GPT set). Function attributes, not stream
    * work: legal during capture. */
   cudaError_t err = cudaSuccess;
-  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<MODE, Chunk>());
+  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<MODE, LAYOUT>());
   if (MODE != SG_K_MODE_CAST) {
-    err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, Chunk>,
+    err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, LAYOUT>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err == cudaSuccess) {
-      err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, Chunk>,
+      err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, LAYOUT>,
                                  cudaFuncAttributePreferredSharedMemoryCarveout,
                                  cudaSharedmemCarveoutMaxShared);
     }
   }
   if (err == cudaSuccess) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, sg_k_refresh_kernel<MODE, Chunk>,
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, sg_k_refresh_kernel<MODE, LAYOUT>,
                                                         SG_K_THREADS, kSmem);
   }
   return err;
 }
 
-template <uint32_t MODE, class Chunk>
-static cudaError_t launch_mode(const void *table, uint32_t group, const int32_t *noop_flag,
-                               int sm_count, cudaStream_t stream) {
+template <uint32_t MODE, uint32_t LAYOUT>
+static cudaError_t launch_as(const void *table, uint32_t group, const int32_t *noop_flag,
+                             int sm_count, cudaStream_t stream) {
   int per_sm = 0;
-  cudaError_t err = blocks_per_sm<MODE, Chunk>(&per_sm);
+  cudaError_t err = blocks_per_sm<MODE, LAYOUT>(&per_sm);
   if (err != cudaSuccess) {
     return err;
   }
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &noop_flag};
   const dim3 grid(static_cast<unsigned>(sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1));
-  return cudaLaunchKernel(reinterpret_cast<const void *>(&sg_k_refresh_kernel<MODE, Chunk>), grid,
-                          dim3(SG_K_THREADS), args, sg_k_smem_bytes<MODE, Chunk>(), stream);
+  return cudaLaunchKernel(reinterpret_cast<const void *>(&sg_k_refresh_kernel<MODE, LAYOUT>), grid,
+                          dim3(SG_K_THREADS), args, sg_k_smem_bytes<MODE, LAYOUT>(), stream);
 }
 
-/* Whether the current device gives a block the wide transpose's ring
- * (a host-side attribute query: legal during capture). */
+/* Whether the current device gives a block the wide layout's shared memory
+ * (a host-side attribute query: legal during capture). Where it does not
+ * (A100: 163 KB; sm_86/89: 99 KB), launches take the narrow layout. */
+template <uint32_t MODE>
 static cudaError_t wide_fits(bool *fits) {
   int device = 0;
   int optin = 0;
@@ -136,51 +159,68 @@ static cudaError_t wide_fits(bool *fits) {
     err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   }
   *fits = err == cudaSuccess &&
-          static_cast<size_t>(optin) >= sg_k_smem_bytes<SG_K_MODE_TRANSPOSE, sg_k_wide>();
+          static_cast<size_t>(optin) >= sg_k_smem_bytes<MODE, SG_K_LAYOUT_WIDE>();
+  return err;
+}
+
+/* The tile modes: the wide layout when asked for and it fits. */
+template <uint32_t MODE>
+static cudaError_t launch_tiles(const void *table, uint32_t group, uint32_t layout,
+                                const int32_t *noop_flag, int sm_count, cudaStream_t stream) {
+  bool wide = false;
+  const cudaError_t err = layout == SG_K_LAYOUT_WIDE ? wide_fits<MODE>(&wide) : cudaSuccess;
+  if (err != cudaSuccess) {
+    return err;
+  }
+  return wide ? launch_as<MODE, SG_K_LAYOUT_WIDE>(table, group, noop_flag, sm_count, stream)
+              : launch_as<MODE, SG_K_LAYOUT_NARROW>(table, group, noop_flag, sm_count, stream);
+}
+
+/* Both layouts of a tile mode, the wide one where it fits. */
+template <uint32_t MODE>
+static cudaError_t load_tiles(void) {
+  bool wide = false;
+  int per_sm = 0;
+  cudaError_t err = wide_fits<MODE>(&wide);
+  if (err == cudaSuccess && wide) {
+    err = blocks_per_sm<MODE, SG_K_LAYOUT_WIDE>(&per_sm);
+  }
+  if (err == cudaSuccess) {
+    err = blocks_per_sm<MODE, SG_K_LAYOUT_NARROW>(&per_sm);
+  }
   return err;
 }
 
 extern "C" cudaError_t sg_k_refresh_load(void) {
-  bool wide = false;
   int per_sm = 0;
-  cudaError_t err = wide_fits(&wide);
+  cudaError_t err = load_tiles<SG_K_MODE_TRANSPOSE>();
   if (err == cudaSuccess) {
-    err = wide ? blocks_per_sm<SG_K_MODE_TRANSPOSE, sg_k_wide>(&per_sm)
-               : blocks_per_sm<SG_K_MODE_TRANSPOSE, sg_k_narrow>(&per_sm);
+    err = load_tiles<SG_K_MODE_CAST_TRANSPOSE>();
   }
   if (err == cudaSuccess) {
-    err = blocks_per_sm<SG_K_MODE_CAST, sg_k_narrow>(&per_sm);
-  }
-  if (err == cudaSuccess) {
-    err = blocks_per_sm<SG_K_MODE_CAST_TRANSPOSE, sg_k_narrow>(&per_sm);
+    err = blocks_per_sm<SG_K_MODE_CAST, SG_K_LAYOUT_NARROW>(&per_sm);
   }
   return err;
 }
 
 extern "C" cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode,
-                                           uint32_t group, const int32_t *noop_flag,
-                                           int sm_count, cudaStream_t stream) {
-  if (device_table == nullptr || sm_count < 1) {
+                                           uint32_t group, uint32_t layout,
+                                           const int32_t *noop_flag, int sm_count,
+                                           cudaStream_t stream) {
+  if (device_table == nullptr || sm_count < 1 ||
+      (layout != SG_K_LAYOUT_NARROW && layout != SG_K_LAYOUT_WIDE)) {
     return cudaErrorInvalidValue;
   }
-  bool wide = false;
   switch (mode) {
-  case SG_K_MODE_TRANSPOSE: {
-    const cudaError_t err = wide_fits(&wide);
-    if (err != cudaSuccess) {
-      return err;
-    }
-    return wide ? launch_mode<SG_K_MODE_TRANSPOSE, sg_k_wide>(device_table, group, noop_flag,
-                                                              sm_count, stream)
-                : launch_mode<SG_K_MODE_TRANSPOSE, sg_k_narrow>(device_table, group, noop_flag,
-                                                                sm_count, stream);
-  }
+  case SG_K_MODE_TRANSPOSE:
+    return launch_tiles<SG_K_MODE_TRANSPOSE>(device_table, group, layout, noop_flag, sm_count,
+                                             stream);
   case SG_K_MODE_CAST:
-    return launch_mode<SG_K_MODE_CAST, sg_k_narrow>(device_table, group, noop_flag, sm_count,
-                                                    stream);
+    return launch_as<SG_K_MODE_CAST, SG_K_LAYOUT_NARROW>(device_table, group, noop_flag,
+                                                         sm_count, stream);
   case SG_K_MODE_CAST_TRANSPOSE:
-    return launch_mode<SG_K_MODE_CAST_TRANSPOSE, sg_k_narrow>(device_table, group, noop_flag,
-                                                              sm_count, stream);
+    return launch_tiles<SG_K_MODE_CAST_TRANSPOSE>(device_table, group, layout, noop_flag,
+                                                  sm_count, stream);
   default:
     return cudaErrorInvalidValue;
   }

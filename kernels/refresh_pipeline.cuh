@@ -2,10 +2,11 @@
  * grid, across parameters: refresh_schedule.cuh) go through a ring of three
  * shared-memory stages, one chunk of tiles per stage: while one stage drains
  * to Wt, the next two load with cp.async (no registers held). A chunk's
- * tiles are issued together, so the memory sees one block ask for a 256 x
- * 256 block of W at once and write a 256 x 256 block of Wt at once: runs of
- * 256 bytes where single tiles give 128 (on the GPT set that took the
- * transpose from 79% to 91% of the copy's bandwidth; pairs of tiles, 83-85%). */
+ * tiles are issued together, so in the wide layout (2 x 2 tiles a chunk)
+ * the memory sees one block ask for a 256 x 256 block of W at once and
+ * write a 256 x 256 block of Wt at once: runs of 256 bytes where single
+ * tiles give 128 (on the GPT set that took the transpose from 79% to 91% of
+ * the copy's bandwidth; pairs of tiles, 83-85%). */
 #ifndef SG_KERNELS_REFRESH_PIPELINE_CUH
 #define SG_KERNELS_REFRESH_PIPELINE_CUH
 

@@ -2,7 +2,11 @@
  * parameter sets, against a device-to-device copy of the same byte count and
  * against one launch per tensor. Prints a table and writes CSV.
  *
- *   bench_refresh [--set gpt|small|mixed|all] [--csv PATH] [--reps N >= 20]
+ *   bench_refresh [--set gpt|small|mixed|all] [--layout auto|narrow|wide]
+ *                 [--csv PATH] [--reps N >= 20]
+ *
+ * The tile modes run in the layout sg_k_refresh_layout picks for the set
+ * (auto, as the plugin does), or in the one forced, to compare the two.
  *
  * Bytes count reads plus writes: 2 per element for transpose, 6 (FP32 master)
  * or 4 (BF16) for cast-transpose, 5 or 3 for cast. The copy moves half the
@@ -34,6 +38,7 @@ static const config kConfigs[] = {
 
 typedef struct options {
   const char *set; /* NULL: all */
+  int layout;      /* SG_K_LAYOUT_*, or -1: the set's own choice */
   const char *csv;
   int reps;
 } options;
@@ -43,6 +48,7 @@ typedef struct context {
   size_t l2_bytes;
   cudaStream_t stream;
   int reps;
+  int layout;
   FILE *csv;
 } context;
 
@@ -52,18 +58,32 @@ typedef struct row {
 } row;
 
 static void usage(void) {
-  fprintf(stderr, "usage: bench_refresh [--set gpt|small|mixed|all] [--csv PATH] [--reps N>=20]\n");
+  fprintf(stderr, "usage: bench_refresh [--set gpt|small|mixed|all] [--layout auto|narrow|wide]"
+                  " [--csv PATH] [--reps N>=20]\n");
   exit(2);
 }
 
+static int parse_layout(const char *name) {
+  if (strcmp(name, "auto") == 0) {
+    return -1;
+  }
+  if (strcmp(name, "narrow") == 0 || strcmp(name, "wide") == 0) {
+    return name[0] == 'w' ? SG_K_LAYOUT_WIDE : SG_K_LAYOUT_NARROW;
+  }
+  usage();
+  return -1;
+}
+
 static options parse(int argc, char **argv) {
-  options o = {NULL, NULL, 30};
+  options o = {NULL, -1, NULL, 30};
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) {
       usage();
     }
     if (strcmp(argv[i], "--set") == 0) {
       o.set = strcmp(argv[i + 1], "all") == 0 ? NULL : argv[i + 1];
+    } else if (strcmp(argv[i], "--layout") == 0) {
+      o.layout = parse_layout(argv[i + 1]);
     } else if (strcmp(argv[i], "--csv") == 0) {
       o.csv = argv[i + 1];
     } else if (strcmp(argv[i], "--reps") == 0) {
@@ -81,23 +101,30 @@ static options parse(int argc, char **argv) {
   return o;
 }
 
-static void launch(const context *cx, const void *table, uint32_t mode, uint32_t group) {
-  BENCH_CUDA(sg_k_refresh_launch(table, mode, group, NULL, cx->sm_count, cx->stream));
+static uint32_t layout_of(const context *cx, const bench_set *set) {
+  return cx->layout < 0 ? set->layout : static_cast<uint32_t>(cx->layout);
+}
+
+static void launch(const context *cx, const bench_set *set, const void *table, uint32_t mode,
+                   uint32_t group) {
+  BENCH_CUDA(sg_k_refresh_launch(table, mode, group, layout_of(cx, set), NULL, cx->sm_count,
+                                 cx->stream));
 }
 
 static row measure(const context *cx, bench_set *set, const config *cf, uint8_t *copy_dst) {
   row r;
   r.bytes = cf->bytes_per_elem * set->elements;
   const uint32_t copies = set->copies;
-  launch(cx, bench_set_table(set, cf->master_dtype, 0), cf->mode, SG_K_ALL_GROUPS);
+  launch(cx, set, bench_set_table(set, cf->master_dtype, 0), cf->mode, SG_K_ALL_GROUPS);
   BENCH_CUDA(cudaStreamSynchronize(cx->stream));
   r.diffs = bench_verify(set, cf->mode, cf->master_dtype);
   r.fused_us = median_us(cx->stream, cx->reps, [&](int k) {
-    launch(cx, bench_set_table(set, cf->master_dtype, k % copies), cf->mode, SG_K_ALL_GROUPS);
+    launch(cx, set, bench_set_table(set, cf->master_dtype, k % copies), cf->mode,
+           SG_K_ALL_GROUPS);
   });
   r.per_tensor_us = median_us(cx->stream, cx->reps, [&](int k) {
     for (uint32_t i = 0; i < set->count; i++) {
-      launch(cx, bench_set_table(set, cf->master_dtype, k % copies), cf->mode, i);
+      launch(cx, set, bench_set_table(set, cf->master_dtype, k % copies), cf->mode, i);
     }
   });
   const size_t copy_bytes = r.bytes / 2;
@@ -136,14 +163,17 @@ static void report(const context *cx, const bench_set *set, const config *cf, co
   const double pct = 100.0 * gbs / copy_gbs;
   char target[32];
   const char *v = verdict(set->name, cf, r, target, sizeof target);
-  printf("%-6s %-15s %-5s %6u %11llu %9.1f %10.1f %8.0f %10.1f %8.0f %6.1f%% %12.1f %8.1fx %-10s %-7s %s\n",
-         set->name, cf->mode_name, cf->master_name, set->count,
+  const char *layout = cf->mode == SG_K_MODE_CAST                     ? "-"
+                       : layout_of(cx, set) == SG_K_LAYOUT_WIDE ? "wide"
+                                                                : "narrow";
+  printf("%-6s %-15s %-5s %-6s %6u %11llu %9.1f %10.1f %8.0f %10.1f %8.0f %6.1f%% %12.1f %8.1fx %-10s %-7s %s\n",
+         set->name, cf->mode_name, cf->master_name, layout, set->count,
          (unsigned long long)set->elements, r->bytes / 1e6, r->fused_us, gbs, r->copy_us,
          copy_gbs, pct, r->per_tensor_us, r->per_tensor_us / r->fused_us, target, v,
          r->diffs == 0 ? "ok" : "MISMATCH");
   if (cx->csv != NULL) {
-    fprintf(cx->csv, "%s,%s,%s,%u,%llu,%llu,%u,%.2f,%.1f,%.2f,%.1f,%.2f,%.2f,%s,%s,%llu\n",
-            set->name, cf->mode_name, cf->master_name, set->count,
+    fprintf(cx->csv, "%s,%s,%s,%s,%u,%llu,%llu,%u,%.2f,%.1f,%.2f,%.1f,%.2f,%.2f,%s,%s,%llu\n",
+            set->name, cf->mode_name, cf->master_name, layout, set->count,
             (unsigned long long)set->elements, (unsigned long long)r->bytes, set->copies,
             r->fused_us, gbs, r->copy_us, copy_gbs, pct, r->per_tensor_us, target, v,
             (unsigned long long)r->diffs);
@@ -175,6 +205,7 @@ int main(int argc, char **argv) {
   context cx;
   memset(&cx, 0, sizeof cx);
   cx.reps = o.reps;
+  cx.layout = o.layout;
   int device = 0, l2 = 0;
   cudaDeviceProp prop;
   BENCH_CUDA(cudaGetDevice(&device));
@@ -188,13 +219,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (cx.csv != NULL) {
-    fprintf(cx.csv, "set,mode,master,tensors,elements,bytes,copies,fused_us,fused_gbs,copy_us,"
+    fprintf(cx.csv, "set,mode,master,layout,tensors,elements,bytes,copies,fused_us,fused_gbs,copy_us,"
                     "copy_gbs,pct_of_copy,per_tensor_us,target,verdict,verify_diffs\n");
   }
   printf("bench_refresh: %s, %d SMs, L2 %d MB, median of %d runs after %d warm-up\n", prop.name,
          cx.sm_count, l2 >> 20, cx.reps, kWarmup);
-  printf("%-6s %-15s %-5s %6s %11s %9s %10s %8s %10s %8s %7s %12s %9s %-10s %-7s %s\n", "set",
-         "mode", "mast", "tens", "elements", "MB", "fused_us", "GB/s", "copy_us", "copy_GB/s",
+  printf("%-6s %-15s %-5s %-6s %6s %11s %9s %10s %8s %10s %8s %7s %12s %9s %-10s %-7s %s\n",
+         "set", "mode", "mast", "layout", "tens", "elements", "MB", "fused_us", "GB/s", "copy_us", "copy_GB/s",
          "%copy", "per-tens_us", "speedup", "target", "verdict", "verify");
   const char *sets[] = {"gpt", "small", "mixed"};
   for (const char *name : sets) {

@@ -28,6 +28,7 @@ typedef struct bench_set {
   float *scalars;             /* device: copies * count * {scale, scale_inv, amax} */
   void *tables[2];            /* device: copies tables per master dtype (FP32, BF16) */
   size_t table_bytes;
+  uint32_t layout;            /* sg_k_refresh_layout's choice for the whole set */
 } bench_set;
 
 /* Fills `set` for "gpt", "small" or "mixed"; returns 0 for an unknown name.

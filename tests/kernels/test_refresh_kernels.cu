@@ -1,7 +1,7 @@
 /* The refresh kernels bit-exact against the CPU reference (refresh_fixture.h
  * says how a check covers outputs, guards and untouched bytes): random and
- * edge shapes, thousands of parameters, every mode, both formats, FP32 and
- * BF16 masters, group filters, the no-op flag, graph capture and replay, a
+ * edge shapes, thousands of parameters, every mode (the tile modes in both
+ * layouts), both formats, FP32 and BF16 masters, group filters, the no-op flag, graph capture and replay, a
  * table rebuilt under a captured graph, and special scales.
  *
  * Environment: SG_TEST_SEED fixes the random seed (printed at start);
@@ -20,7 +20,15 @@
 #include "sg_run_suite.h"
 
 enum { kCapacity = 4096 };
-static const uint32_t kModes[] = {SG_K_MODE_TRANSPOSE, SG_K_MODE_CAST, SG_K_MODE_CAST_TRANSPOSE};
+/* Every mode, the tile modes in both layouts (which must give the same
+ * bytes for any table). */
+struct launch_kind {
+  uint32_t mode, layout;
+};
+static const launch_kind kKinds[] = {
+    {SG_K_MODE_TRANSPOSE, SG_K_LAYOUT_NARROW},      {SG_K_MODE_TRANSPOSE, SG_K_LAYOUT_WIDE},
+    {SG_K_MODE_CAST, SG_K_LAYOUT_NARROW},           {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_NARROW},
+    {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_WIDE}};
 
 static sg_fx_rng g_rng;
 static int g_sm_count;
@@ -45,40 +53,40 @@ static void build_table(const sg_fx_case *c, uint32_t count) {
   free(params);
 }
 
-static void expect_equal(sg_fx_case *c, const char *what, uint32_t mode, uint32_t group) {
+static void expect_equal(sg_fx_case *c, const char *what, launch_kind k, uint32_t group) {
   char msg[640];
-  ck_assert_msg(sg_fx_compare(c, msg, sizeof msg) == 0, "%s, mode %u, group %d: %s", what,
-                mode, static_cast<int>(group), msg);
+  ck_assert_msg(sg_fx_compare(c, msg, sizeof msg) == 0, "%s, mode %u, layout %u, group %d: %s",
+                what, k.mode, k.layout, static_cast<int>(group), msg);
 }
 
 /* Uploads c's initial bytes, runs one eager launch and checks the arena
  * against the reference over the first `count` parameters. */
-static void launch_and_check(sg_fx_case *c, uint32_t count, uint32_t mode, uint32_t group,
+static void launch_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
                              const int32_t *noop, const char *what) {
-  sg_fx_expect(c, count, mode, group);
+  sg_fx_expect(c, count, k.mode, group);
   SG_TEST_CUDA(sg_fx_upload(c));
-  SG_TEST_CUDA(sg_k_refresh_launch(g_table, mode, group, noop, g_sm_count, 0));
+  SG_TEST_CUDA(sg_k_refresh_launch(g_table, k.mode, group, k.layout, noop, g_sm_count, 0));
   SG_TEST_CUDA(cudaDeviceSynchronize());
   SG_TEST_CUDA(sg_fx_download(c));
-  expect_equal(c, what, mode, group);
+  expect_equal(c, what, k, group);
 }
 
 /* Two launches on one table: the second after every non-input byte changed
  * and masters halved, so unwritten outputs and stale amax cannot pass. */
-static void check_mode(sg_fx_case *c, uint32_t mode, uint32_t group) {
-  launch_and_check(c, c->count, mode, group, NULL, "first launch");
-  sg_fx_repoison(c, mode, &g_rng);
-  launch_and_check(c, c->count, mode, group, NULL, "second launch");
+static void check_kind(sg_fx_case *c, launch_kind k, uint32_t group) {
+  launch_and_check(c, c->count, k, group, NULL, "first launch");
+  sg_fx_repoison(c, k.mode, &g_rng);
+  launch_and_check(c, c->count, k, group, NULL, "second launch");
 }
 
-/* Every mode, for all groups and for one group picked at random. */
+/* Every kind, for all groups and for one group picked at random. */
 static void check_specs(const sg_fx_spec *specs, uint32_t count) {
   sg_fx_case c;
   SG_TEST_CUDA(sg_fx_case_init(&c, specs, count, &g_rng));
   build_table(&c, count);
-  for (uint32_t mode : kModes) {
-    check_mode(&c, mode, SG_K_ALL_GROUPS);
-    check_mode(&c, mode, static_cast<uint32_t>(sg_fx_below(&g_rng, 4)));
+  for (launch_kind k : kKinds) {
+    check_kind(&c, k, SG_K_ALL_GROUPS);
+    check_kind(&c, k, static_cast<uint32_t>(sg_fx_below(&g_rng, 4)));
   }
   sg_fx_case_free(&c);
 }
@@ -164,11 +172,11 @@ END_TEST
 START_TEST(group_filter) {
   sg_fx_case c;
   random_case(&c, 12, 300, 12);
-  for (uint32_t mode : kModes) {
+  for (launch_kind k : kKinds) {
     for (uint32_t group = 0; group < 4; group++) {
-      check_mode(&c, mode, group);
+      check_kind(&c, k, group);
     }
-    check_mode(&c, mode, 77);
+    check_kind(&c, k, 77);
   }
   sg_fx_case_free(&c);
 }
@@ -179,12 +187,12 @@ START_TEST(noop_flag) {
   random_case(&c, 6, 300, 6);
   int32_t *flag = NULL;
   SG_TEST_CUDA(cudaMalloc(&flag, sizeof *flag));
-  for (uint32_t mode : kModes) {
+  for (launch_kind k : kKinds) {
     const int32_t values[] = {-5, 1, 0};
     for (int32_t v : values) {
       SG_TEST_CUDA(cudaMemcpy(flag, &v, sizeof v, cudaMemcpyHostToDevice));
       /* A set flag means no parameter is refreshed: count 0 for the reference. */
-      launch_and_check(&c, v != 0 ? 0 : c.count, mode, SG_K_ALL_GROUPS, flag, "noop flag");
+      launch_and_check(&c, v != 0 ? 0 : c.count, k, SG_K_ALL_GROUPS, flag, "noop flag");
     }
   }
   SG_TEST_CUDA(cudaFree(flag));
@@ -192,11 +200,12 @@ START_TEST(noop_flag) {
 }
 END_TEST
 
-static cudaGraphExec_t capture(cudaStream_t stream, uint32_t mode, const int32_t *noop) {
+static cudaGraphExec_t capture(cudaStream_t stream, launch_kind k, const int32_t *noop) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   SG_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  SG_TEST_CUDA(sg_k_refresh_launch(g_table, mode, SG_K_ALL_GROUPS, noop, g_sm_count, stream));
+  SG_TEST_CUDA(
+      sg_k_refresh_launch(g_table, k.mode, SG_K_ALL_GROUPS, k.layout, noop, g_sm_count, stream));
   SG_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
   SG_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   SG_TEST_CUDA(cudaGraphDestroy(graph));
@@ -204,13 +213,13 @@ static cudaGraphExec_t capture(cudaStream_t stream, uint32_t mode, const int32_t
 }
 
 static void replay_and_check(sg_fx_case *c, cudaGraphExec_t exec, cudaStream_t stream,
-                             uint32_t count, uint32_t mode, const char *what) {
-  sg_fx_expect(c, count, mode, SG_K_ALL_GROUPS);
+                             uint32_t count, launch_kind k, const char *what) {
+  sg_fx_expect(c, count, k.mode, SG_K_ALL_GROUPS);
   SG_TEST_CUDA(sg_fx_upload(c));
   SG_TEST_CUDA(cudaGraphLaunch(exec, stream));
   SG_TEST_CUDA(cudaStreamSynchronize(stream));
   SG_TEST_CUDA(sg_fx_download(c));
-  expect_equal(c, what, mode, SG_K_ALL_GROUPS);
+  expect_equal(c, what, k, SG_K_ALL_GROUPS);
 }
 
 /* A captured launch replays to the same bytes as an eager one; a table
@@ -225,18 +234,18 @@ START_TEST(graph_capture_and_replay) {
   int32_t *flag = NULL;
   SG_TEST_CUDA(cudaMalloc(&flag, sizeof *flag));
   SG_TEST_CUDA(cudaMemset(flag, 0, sizeof *flag));
-  for (uint32_t mode : kModes) {
+  for (launch_kind k : kKinds) {
     build_table(&c, first);
-    launch_and_check(&c, first, mode, SG_K_ALL_GROUPS, flag, "eager");
-    cudaGraphExec_t exec = capture(stream, mode, flag);
-    replay_and_check(&c, exec, stream, first, mode, "replay");
-    sg_fx_repoison(&c, mode, &g_rng);
-    replay_and_check(&c, exec, stream, first, mode, "second replay");
+    launch_and_check(&c, first, k, SG_K_ALL_GROUPS, flag, "eager");
+    cudaGraphExec_t exec = capture(stream, k, flag);
+    replay_and_check(&c, exec, stream, first, k, "replay");
+    sg_fx_repoison(&c, k.mode, &g_rng);
+    replay_and_check(&c, exec, stream, first, k, "second replay");
     build_table(&c, count);
-    replay_and_check(&c, exec, stream, count, mode, "replay after rebuilding the table");
+    replay_and_check(&c, exec, stream, count, k, "replay after rebuilding the table");
     const int32_t one = 1;
     SG_TEST_CUDA(cudaMemcpy(flag, &one, sizeof one, cudaMemcpyHostToDevice));
-    replay_and_check(&c, exec, stream, 0, mode, "replay with the no-op flag set");
+    replay_and_check(&c, exec, stream, 0, k, "replay with the no-op flag set");
     SG_TEST_CUDA(cudaMemset(flag, 0, sizeof *flag));
     SG_TEST_CUDA(cudaGraphExecDestroy(exec));
   }
@@ -247,11 +256,14 @@ START_TEST(graph_capture_and_replay) {
 END_TEST
 
 START_TEST(invalid_launch_arguments) {
-  ck_assert_int_eq(sg_k_refresh_launch(NULL, 0, SG_K_ALL_GROUPS, NULL, g_sm_count, 0),
+  const uint32_t narrow = SG_K_LAYOUT_NARROW;
+  ck_assert_int_eq(sg_k_refresh_launch(NULL, 0, SG_K_ALL_GROUPS, narrow, NULL, g_sm_count, 0),
                    cudaErrorInvalidValue);
-  ck_assert_int_eq(sg_k_refresh_launch(g_table, 3, SG_K_ALL_GROUPS, NULL, g_sm_count, 0),
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 3, SG_K_ALL_GROUPS, narrow, NULL, g_sm_count, 0),
                    cudaErrorInvalidValue);
-  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, SG_K_ALL_GROUPS, NULL, 0, 0),
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, SG_K_ALL_GROUPS, 2, NULL, g_sm_count, 0),
+                   cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, SG_K_ALL_GROUPS, narrow, NULL, 0, 0),
                    cudaErrorInvalidValue);
 }
 END_TEST
