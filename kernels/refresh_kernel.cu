@@ -1,7 +1,6 @@
 /* The refresh kernel, one instantiation per mode and layout, and its
- * launcher. A
- * persistent grid (as many blocks as fit on the GPU at once) walks the work
- * list of the launch's group in the device table. */
+ * launcher. A persistent grid (as many blocks as fit on the GPU at once)
+ * walks the work list of the launch's group in the device table. */
 #include <stdint.h>
 
 #include <type_traits>
