@@ -5,12 +5,7 @@
 #include "refresh_table.h"
 
 static uint64_t tiles_of(const sg_k_param *p) {
-  return (p->rows / SG_K_TILE + (p->rows % SG_K_TILE != 0)) *
-         (p->cols / SG_K_TILE + (p->cols % SG_K_TILE != 0));
-}
-
-static bool rows_aligned16(const void *base, uint64_t ld) {
-  return (uintptr_t)base % 16u == 0 && ld % 16u == 0;
+  return sg_k_ceil_div(p->rows, SG_K_TILE) * sg_k_ceil_div(p->cols, SG_K_TILE);
 }
 
 /* Fills whole 2 x 2 chunks of tiles that move as 16-byte vectors. On the
@@ -21,7 +16,7 @@ static bool rows_aligned16(const void *base, uint64_t ld) {
  * copy's bandwidth against 80%. */
 static bool suits_wide(const sg_k_param *p) {
   return p->rows >= 2u * SG_K_TILE && p->cols >= 2u * SG_K_TILE &&
-         rows_aligned16(p->w, p->ld_w) && rows_aligned16(p->wt, p->ld_wt);
+         sg_k_rows_aligned16(p->w, p->ld_w, 1) && sg_k_rows_aligned16(p->wt, p->ld_wt, 1);
 }
 
 uint32_t sg_k_refresh_layout(const sg_k_param *params, uint32_t count, uint32_t group) {

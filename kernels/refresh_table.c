@@ -11,14 +11,8 @@ size_t sg_k_refresh_table_bytes(uint32_t capacity) {
   return sg_k_scratch_offset(capacity) + (size_t)capacity * sizeof(sg_k_scratch);
 }
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
-
 static uint64_t master_elem_bytes(uint32_t dtype) {
   return dtype == SG_K_MASTER_FP32 ? 4u : 2u;
-}
-
-static bool rows_aligned16(const void *base, uint64_t ld, uint64_t elem_bytes) {
-  return (uintptr_t)base % 16u == 0 && ld * elem_bytes % 16u == 0;
 }
 
 static bool master_valid(const sg_k_param *p) {
@@ -58,9 +52,9 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
   d->flat_ld_master = dense ? n : p->ld_master;
   d->range_begin = p->range_end == 0 ? 0 : p->range_begin;
   d->range_end = p->range_end == 0 ? n : p->range_end;
-  d->vec = (rows_aligned16(p->w, p->ld_w, 1) ? SG_K_VEC_W : 0u) |
-           (rows_aligned16(p->wt, p->ld_wt, 1) ? SG_K_VEC_WT : 0u) |
-           (has_master && rows_aligned16(p->master, p->ld_master,
+  d->vec = (sg_k_rows_aligned16(p->w, p->ld_w, 1) ? SG_K_VEC_W : 0u) |
+           (sg_k_rows_aligned16(p->wt, p->ld_wt, 1) ? SG_K_VEC_WT : 0u) |
+           (has_master && sg_k_rows_aligned16(p->master, p->ld_master,
                                          master_elem_bytes(p->master_dtype))
                 ? SG_K_VEC_MASTER
                 : 0u);
@@ -71,8 +65,8 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
  * nothing to do for this parameter. */
 static void set_items(sg_k_desc *d) {
   const bool has_master = d->master_dtype != SG_K_MASTER_NONE;
-  const uint64_t tiles = ceil_div(d->rows, SG_K_TILE) * d->tiles_per_row;
-  const uint64_t cast_items = ceil_div(d->range_end - d->range_begin, SG_K_CAST_ITEM);
+  const uint64_t tiles = sg_k_ceil_div(d->rows, SG_K_TILE) * d->tiles_per_row;
+  const uint64_t cast_items = sg_k_ceil_div(d->range_end - d->range_begin, SG_K_CAST_ITEM);
   d->items[SG_K_MODE_TRANSPOSE] = tiles;
   d->items[SG_K_MODE_CAST_TRANSPOSE] = has_master ? tiles : 0;
   d->items[SG_K_MODE_CAST] = has_master ? (cast_items > 0 ? cast_items : 1) : 0;
@@ -90,7 +84,7 @@ static void fill_desc(sg_k_desc *d, const sg_k_param *p, uint32_t index) {
   d->ld_w = p->ld_w;
   d->ld_wt = p->ld_wt;
   d->ld_master = p->ld_master;
-  d->tiles_per_row = ceil_div(p->cols, SG_K_TILE);
+  d->tiles_per_row = sg_k_ceil_div(p->cols, SG_K_TILE);
   d->format = p->format;
   d->master_dtype = p->master_dtype;
   d->group = p->group;

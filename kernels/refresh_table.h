@@ -11,6 +11,7 @@
 #ifndef SG_KERNELS_REFRESH_TABLE_H
 #define SG_KERNELS_REFRESH_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,6 +76,16 @@ SG_K_STATIC_ASSERT(sizeof(sg_k_desc) % 16 == 0, "descriptors stay aligned");
 #else
 #define SG_K_HOST_DEVICE
 #endif
+
+/* Host arithmetic shared by the table builder and the layout choice
+ * (refresh_layout.c), so both judge a parameter alike. */
+static inline uint64_t sg_k_ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+/* Whether every row of a matrix at `base`, `ld` elements of `elem_bytes`
+ * apart, starts 16-byte aligned (rows then move as 16-byte vectors). */
+static inline bool sg_k_rows_aligned16(const void *base, uint64_t ld, uint64_t elem_bytes) {
+  return (uintptr_t)base % 16u == 0 && ld * elem_bytes % 16u == 0;
+}
 
 /* Byte offsets of the descriptor and scratch arrays from the table's start. */
 SG_K_HOST_DEVICE static inline size_t sg_k_descs_offset(void) { return sizeof(sg_k_table); }

@@ -64,13 +64,15 @@ static void usage(void) {
 }
 
 static int parse_layout(const char *name) {
-  if (strcmp(name, "auto") == 0) {
-    return -1;
+  if (strcmp(name, "wide") == 0) {
+    return SG_K_LAYOUT_WIDE;
   }
-  if (strcmp(name, "narrow") == 0 || strcmp(name, "wide") == 0) {
-    return name[0] == 'w' ? SG_K_LAYOUT_WIDE : SG_K_LAYOUT_NARROW;
+  if (strcmp(name, "narrow") == 0) {
+    return SG_K_LAYOUT_NARROW;
   }
-  usage();
+  if (strcmp(name, "auto") != 0) {
+    usage();
+  }
   return -1;
 }
 

@@ -105,11 +105,12 @@ static void build_tables(bench_set *set) {
         params[i] = bench_set_param(set, dtypes[d], c, i);
       }
       BENCH_CUDA(sg_k_refresh_build(image, set->count, params, set->count));
-      set->layout = sg_k_refresh_layout(params, set->count, SG_K_ALL_GROUPS);
       BENCH_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, dtypes[d], c)), image,
                             set->table_bytes, cudaMemcpyHostToDevice));
     }
   }
+  /* Every copy and dtype has the same shapes and alignment: one choice. */
+  set->layout = sg_k_refresh_layout(params, set->count, SG_K_ALL_GROUPS);
   BENCH_CUDA(cudaDeviceSynchronize()); /* pageable copies may still be in flight */
   free(params);
   free(image);
