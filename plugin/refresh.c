@@ -44,13 +44,16 @@ static sg_status check_selection(sg_session *s, const sg_refresh_args *in) {
   return SG_OK;
 }
 
-/* The layout is chosen from the registered shapes at each launch (host
- * metadata, like the selection check): a captured launch keeps the one it
- * was captured with, which stays correct for any table, only maybe slower. */
+/* The tile modes' layout is chosen from the registered shapes at each
+ * launch (host metadata, like the selection check): a captured launch keeps
+ * the one it was captured with, which stays correct for any table, only
+ * maybe slower. The cast mode has one layout. */
 static sg_status launch(sg_session *s, sg_stream stream,
                         const sg_refresh_args *in) {
   const uint32_t layout =
-      sg_k_refresh_layout(s->fp8.params, s->fp8.count, in->group);
+      in->mode == SG_REFRESH_CAST
+          ? SG_K_LAYOUT_NARROW
+          : sg_k_refresh_layout(s->fp8.params, s->fp8.count, in->group);
   sg_status st = SG_CUDA(s, sg_k_refresh_launch(s->fp8.device_table, in->mode,
                                                 in->group, layout,
                                                 in->noop_flag, s->sm_count,
