@@ -27,6 +27,13 @@ static void name_entry(sg_call *c, sg_session *s, const char *entry) {
   current_entry = entry;
 }
 
+/* Makes the session's device current for this thread, remembering the
+ * caller's in `scope` for sg_device_pop; nothing in a validation-only
+ * session, which has no device. */
+static sg_status use_session_device(sg_session *s, sg_device_scope *scope) {
+  return s->validation_only ? SG_OK : sg_device_push(s, s->device, scope);
+}
+
 sg_status sg_enter(sg_call *c, sg_session *s, const char *entry) {
   name_entry(c, s, entry);
   if (s == NULL) {
@@ -34,8 +41,7 @@ sg_status sg_enter(sg_call *c, sg_session *s, const char *entry) {
   }
   pthread_mutex_lock(&s->lock);
   c->locked = true;
-  return s->validation_only ? SG_OK
-                            : sg_device_push(s, s->device, &c->device);
+  return use_session_device(s, &c->device);
 }
 
 sg_status sg_leave(sg_call *c, sg_status st) {
@@ -252,12 +258,9 @@ static sg_status build_session(const sg_session_config *cfg,
     return sg_fail(NULL, SG_ERR_OUT_OF_MEMORY, "cannot allocate a session");
   }
   sg_device_scope scope = {0, false};
-  sg_status st = SG_OK;
-  if (!s->validation_only) {
-    st = find_device(s);
-    if (st == SG_OK) {
-      st = sg_device_push(s, s->device, &scope);
-    }
+  sg_status st = s->validation_only ? SG_OK : find_device(s);
+  if (st == SG_OK) {
+    st = use_session_device(s, &scope);
   }
   if (st == SG_OK) {
     st = open_parts(s);
@@ -303,12 +306,8 @@ void sg_session_destroy(sg_session *session) {
   }
   sg_call c;
   name_entry(&c, session, "session_destroy");
-  sg_device_scope scope = {0, false};
-  if (!session->validation_only) {
-    (void)sg_device_push(session, session->device, &scope);
-  }
+  (void)use_session_device(session, &c.device);
   close_parts(session);
-  sg_device_pop(&scope);
-  sg_leave(&c, SG_OK);
+  sg_leave(&c, SG_OK); /* restores the caller's device */
   free_session(session);
 }
