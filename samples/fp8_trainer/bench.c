@@ -9,7 +9,6 @@
 #include "run.h"
 #include "trainer.h"
 
-#define MIB (1024.0 * 1024.0)
 
 typedef struct ceiling {
   double eager_ms, graph_ms; /* medians per batch of `kernels` launches */
@@ -37,11 +36,8 @@ static void launch_empties(uint32_t kernels, cudaStream_t s) {
  * batches left out. */
 static double time_batches(uint32_t reps, uint32_t cold, cudaStream_t s,
                            uint32_t kernels, cudaGraphExec_t exec) {
-  cudaEvent_t *ev = calloc(reps + 1u, sizeof *ev);
-  double *ms = calloc(reps, sizeof *ms);
-  if (ev == NULL || ms == NULL) {
-    tr_die(__FILE__, __LINE__, "calloc", "ENOMEM", "bench timings");
-  }
+  cudaEvent_t *ev = TR_CALLOC(reps + 1u, sizeof *ev, "bench timings");
+  double *ms = TR_CALLOC(reps, sizeof *ms, "bench timings");
   for (uint32_t i = 0; i <= reps; i++) {
     CK_CUDA(cudaEventCreate(&ev[i]));
   }
@@ -103,7 +99,7 @@ static void print_bench(const tr_options *o, const tr_run_result *e,
          "%.1f | %.1f | %.3fx | %s |\n",
          o->layers, o->hidden, o->batch, e->eager_ms, g->graph_ms,
          e->eager_ms / g->graph_ms, c->eager_ms / c->graph_ms, c->eager_ms,
-         c->graph_ms, e->mem_eager / MIB, g->mem_graph / MIB, mem_ratio,
+         c->graph_ms, e->mem_eager / TR_MIB, g->mem_graph / TR_MIB, mem_ratio,
          identical ? "yes" : "NO");
   printf("csv,%u,%u,%u,%u,%.6f,%.6f,%u,%llu,%.6f,%.6f,%zu,%zu,%d\n", o->layers,
          o->hidden, o->batch, o->steps, e->eager_ms, g->graph_ms, e->launches,

@@ -10,6 +10,15 @@ _Noreturn void tr_die(const char *file, int line, const char *call,
   exit(TR_EXIT_FAILURE);
 }
 
+void *tr_calloc(size_t n, size_t size, const char *what, const char *file,
+                int line) {
+  void *p = calloc(n, size);
+  if (p == NULL) {
+    tr_die(file, line, "calloc", "ENOMEM", what);
+  }
+  return p;
+}
+
 void tr_check_cuda(cudaError_t err, const char *call, const char *file,
                    int line) {
   if (err != cudaSuccess) {

@@ -7,6 +7,7 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 
 #include "stepgraph.h"
 
@@ -31,9 +32,15 @@ void tr_check_blas(cublasStatus_t st, const char *call, const char *file,
 void tr_check_sg(const sg_api *api, sg_session *s, sg_status st,
                  const char *call, const char *file, int line);
 
+/* calloc(n, size), or "<file>:<line>: calloc failed: ENOMEM (<what>)" and
+ * exit: host buffers the trainer cannot run without. */
+void *tr_calloc(size_t n, size_t size, const char *what, const char *file,
+                int line);
+
 #define CK_CUDA(call) tr_check_cuda((call), #call, __FILE__, __LINE__)
 #define CK_BLAS(call) tr_check_blas((call), #call, __FILE__, __LINE__)
 #define CK_SG(api, s, call) \
   tr_check_sg((api), (s), (call), #call, __FILE__, __LINE__)
+#define TR_CALLOC(n, size, what) tr_calloc((n), (size), (what), __FILE__, __LINE__)
 
 #endif

@@ -74,10 +74,7 @@ static size_t carve(tr_model *m, char *base) {
 
 /* dst[0..n) = value: setup only (synchronous). */
 static void fill(float *dst, size_t n, float value) {
-  float *host = malloc(n * sizeof(float));
-  if (host == NULL) {
-    tr_die(__FILE__, __LINE__, "malloc", "ENOMEM", "host staging buffer");
-  }
+  float *host = TR_CALLOC(n, sizeof(float), "host staging buffer");
   for (size_t i = 0; i < n; i++) {
     host[i] = value;
   }

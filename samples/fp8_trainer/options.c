@@ -13,6 +13,11 @@
  * compare across runs (issue 5): 16 layers, hidden 256, batch 128. */
 #define TR_DEFAULT_STEPS 500u
 #define TR_DEFAULT_WARMUP 10u
+#define TR_DEFAULT_PRINT_EVERY 50u
+#define TR_DEFAULT_LAYERS 16u
+#define TR_DEFAULT_HIDDEN 256u
+#define TR_DEFAULT_BATCH 128u
+#define TR_DEFAULT_SEED 1u
 /* cuBLASLt's FP8 GEMMs want every dimension a multiple of 16. */
 #define TR_DIM_MULTIPLE 16u
 
@@ -26,11 +31,11 @@ static void usage(FILE *to) {
     "  --mode eager|graph|driver|stale  how steps run (default graph)\n"
     "  --steps N          training steps, warm-up included (default %u)\n"
     "  --warmup N         eager steps before capture (default %u)\n"
-    "  --print-every K    print the loss every K steps, 0: never (default 50)\n"
-    "  --layers L         linear layers, >= 2 (default 16)\n"
-    "  --hidden H         width, a multiple of 16 (default 256)\n"
-    "  --batch B          rows per step, a multiple of 16 (default 128)\n"
-    "  --seed S           seed of weights, teacher and the plugin RNG (default 1)\n"
+    "  --print-every K    print the loss every K steps, 0: never (default %u)\n"
+    "  --layers L         linear layers, >= 2 (default %u)\n"
+    "  --hidden H         width, a multiple of 16 (default %u)\n"
+    "  --batch B          rows per step, a multiple of 16 (default %u)\n"
+    "  --seed S           seed of weights, teacher and the plugin RNG (default %u)\n"
     "  --plugin PATH      libstepgraph.so.1 to load (default: $STEPGRAPH_PLUGIN,\n"
     "                     else the one in this build's plugin folder)\n"
     "  --dump-losses F    write every step's loss (float32, raw) to F\n"
@@ -38,7 +43,8 @@ static void usage(FILE *to) {
     "  --bench            eager and graph runs plus the empty-kernel ceiling\n"
     "exit status: 0 ok, 1 a call failed, 2 no usable GPU, 3 loss check\n"
     "failed, 64 bad command line\n",
-    TR_DEFAULT_STEPS, TR_DEFAULT_WARMUP);
+    TR_DEFAULT_STEPS, TR_DEFAULT_WARMUP, TR_DEFAULT_PRINT_EVERY,
+    TR_DEFAULT_LAYERS, TR_DEFAULT_HIDDEN, TR_DEFAULT_BATCH, TR_DEFAULT_SEED);
 }
 
 /* Says what was wrong, then how to call the program. */
@@ -145,11 +151,11 @@ static void set_defaults(tr_options *o) {
   o->mode = TR_MODE_GRAPH;
   o->steps = TR_DEFAULT_STEPS;
   o->warmup = TR_DEFAULT_WARMUP;
-  o->print_every = 50;
-  o->layers = 16;
-  o->hidden = 256;
-  o->batch = 128;
-  o->seed = 1;
+  o->print_every = TR_DEFAULT_PRINT_EVERY;
+  o->layers = TR_DEFAULT_LAYERS;
+  o->hidden = TR_DEFAULT_HIDDEN;
+  o->batch = TR_DEFAULT_BATCH;
+  o->seed = TR_DEFAULT_SEED;
 }
 
 bool tr_parse_options(int argc, char **argv, tr_options *o) {

@@ -7,7 +7,6 @@
 
 #include "checks.h"
 
-#define MIB (1024.0 * 1024.0)
 
 void tr_print_losses(const tr_run_result *r, uint32_t every) {
   if (every == 0) {
@@ -37,7 +36,7 @@ static void graph_row(const tr_run_result *r) {
   if (r->eager_ms > 0.0 && r->graph_ms > 0.0) {
     snprintf(speedup, sizeof speedup, "%.2fx", r->eager_ms / r->graph_ms);
   }
-  snprintf(memory, sizeof memory, "%.1f (%.3fx)", r->mem_graph / MIB,
+  snprintf(memory, sizeof memory, "%.1f (%.3fx)", r->mem_graph / TR_MIB,
            (double)r->mem_graph / (double)r->mem_eager);
   char name[32];
   snprintf(name, sizeof name, "%s (replays)", tr_mode_name(r->mode));
@@ -66,7 +65,7 @@ bool tr_print_table(const tr_run_result *r) {
          "------------", "----------", "-------------", "---------",
          "-------------------");
   char memory[32];
-  snprintf(memory, sizeof memory, "%.1f", r->mem_eager / MIB);
+  snprintf(memory, sizeof memory, "%.1f", r->mem_eager / TR_MIB);
   const char *eager_name = r->mode == TR_MODE_EAGER ? "eager" : "eager (warm-up)";
   row(eager_name, r->eager_samples, r->eager_ms, r->launches, "-", "1.00x",
       memory);
@@ -94,10 +93,7 @@ void tr_dump_losses(const char *path, const tr_run_result *r) {
 
 void tr_dump_weights(const char *path, const tr_trainer *t) {
   const size_t n = (size_t)t->m.d.layers * t->m.weight;
-  float *host = malloc(n * sizeof(float));
-  if (host == NULL) {
-    tr_die(__FILE__, __LINE__, "malloc", "ENOMEM", "weights");
-  }
+  float *host = TR_CALLOC(n, sizeof(float), "weights");
   CK_CUDA(cudaMemcpy(host, t->m.master, n * sizeof(float),
                      cudaMemcpyDeviceToHost));
   write_file(path, host, n * sizeof(float));

@@ -22,14 +22,6 @@ typedef struct timeline {
   uint32_t next;
 } timeline;
 
-static void *checked_calloc(size_t n, size_t size) {
-  void *p = calloc(n, size);
-  if (p == NULL) {
-    tr_die(__FILE__, __LINE__, "calloc", "ENOMEM", "host buffer");
-  }
-  return p;
-}
-
 static void mark(timeline *tl, tr_trainer *t, step_kind kind) {
   CK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
   tl->kind[tl->next++] = (uint8_t)kind;
@@ -138,8 +130,8 @@ static void run_driver(tr_trainer *t, const tr_options *o, timeline *tl,
  * the first launch. */
 static void summarise(const timeline *tl, uint32_t steps, uint32_t skip_eager,
                       tr_run_result *r) {
-  double *eager = checked_calloc(steps, sizeof *eager);
-  double *graph = checked_calloc(steps, sizeof *graph);
+  double *eager = TR_CALLOC(steps, sizeof *eager, "step times");
+  double *graph = TR_CALLOC(steps, sizeof *graph, "step times");
   uint32_t ne = 0, ng = 0;
   for (uint32_t i = 0; i < steps; i++) {
     float ms = 0.0f;
@@ -164,7 +156,7 @@ static void finish(tr_trainer *t, timeline *tl, const tr_options *o,
   CK_CUDA(cudaStreamSynchronize(t->stream));
   summarise(tl, o->steps, mode == TR_MODE_EAGER ? o->warmup : TR_COLD_STEPS,
             r);
-  r->losses = checked_calloc(o->steps, sizeof(float));
+  r->losses = TR_CALLOC(o->steps, sizeof(float), "losses");
   CK_CUDA(cudaMemcpy(r->losses, t->m.losses, o->steps * sizeof(float),
                      cudaMemcpyDeviceToHost));
   r->launches = t->launches;
@@ -186,8 +178,8 @@ void tr_run(tr_trainer *t, tr_mode mode, const tr_options *o,
   memset(r, 0, sizeof *r);
   r->mode = mode;
   r->steps = o->steps;
-  timeline tl = {checked_calloc(o->steps + 1u, sizeof(cudaEvent_t)),
-                 checked_calloc(o->steps, 1), 0};
+  timeline tl = {TR_CALLOC(o->steps + 1u, sizeof(cudaEvent_t), "step events"),
+                 TR_CALLOC(o->steps, 1, "step kinds"), 0};
   for (uint32_t i = 0; i <= o->steps; i++) {
     CK_CUDA(cudaEventCreate(&tl.ev[i]));
   }

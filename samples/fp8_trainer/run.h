@@ -29,6 +29,9 @@ void tr_run(tr_trainer *t, tr_mode mode, const tr_options *o,
             tr_run_result *r);
 void tr_run_free(tr_run_result *r);
 
+/* Bytes per MiB, for the memory columns. */
+#define TR_MIB (1024.0 * 1024.0)
+
 /* total - free device memory now. */
 size_t tr_device_bytes_in_use(void);
 

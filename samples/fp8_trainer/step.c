@@ -1,6 +1,4 @@
 /* The training step, enqueued the same way in every mode. */
-#include <string.h>
-
 #include "checks.h"
 #include "trainer.h"
 
@@ -82,12 +80,7 @@ static void optimizer(tr_trainer *t, cudaStream_t s) {
   CK_CUDA(tr_k_adamw(m->master, m->grad, m->adam_m, m->adam_v,
                      (size_t)m->d.layers * m->weight, m->step, m->lr, adamw,
                      s));
-  sg_refresh_args r;
-  memset(&r, 0, sizeof r);
-  r.struct_size = sizeof r;
-  r.mode = t->cfg.refresh_mode;
-  r.group = SG_ALL_GROUPS;
-  CK_SG(t->api, t->session, t->api->post_optimizer_step(t->session, s, &r));
+  tr_refresh(t, s, t->cfg.refresh_mode);
   CK_CUDA(tr_k_update_scales(m->meta, m->step, 1, s));
   CK_SG(t->api, t->session, t->api->rng_end_step(t->session, s));
   t->launches += 4;

@@ -12,10 +12,7 @@
 
 static void register_weights(tr_trainer *t) {
   const uint32_t L = t->m.d.layers;
-  sg_fp8_param_desc *descs = calloc(L, sizeof *descs);
-  if (descs == NULL) {
-    tr_die(__FILE__, __LINE__, "calloc", "ENOMEM", "FP8 descriptors");
-  }
+  sg_fp8_param_desc *descs = TR_CALLOC(L, sizeof *descs, "FP8 descriptors");
   tr_model_fp8_descs(&t->m, descs);
   CK_SG(t->api, t->session,
         t->api->register_fp8_params(t->session, descs, L, NULL));
@@ -44,11 +41,8 @@ static void plan_gemms(tr_trainer *t) {
   /* dX = dY (W^T)^T: W^T [in, out] plays the weight, dY the input. */
   const tr_gemm_desc bwd =
       tr_gemm_xwt("dgrad", B, H, H, CUDA_R_8F_E5M2, CUDA_R_8F_E4M3);
-  t->forward = calloc(L, sizeof *t->forward);
-  t->dgrad = calloc(L, sizeof *t->dgrad);
-  if (t->forward == NULL || t->dgrad == NULL) {
-    tr_die(__FILE__, __LINE__, "calloc", "ENOMEM", "GEMM plans");
-  }
+  t->forward = TR_CALLOC(L, sizeof *t->forward, "GEMM plans");
+  t->dgrad = TR_CALLOC(L, sizeof *t->dgrad, "GEMM plans");
   for (uint32_t l = 0; l < L; l++) {
     tr_gemm_plan(&t->forward[l], &t->blas, &fwd, tr_model_w_scale_inv(m, l),
                  tr_model_x_scale_inv(m, l));
@@ -74,17 +68,20 @@ static void plan_gemms(tr_trainer *t) {
  * amax, then W and W^T again at those scales: step 0 starts from FP8
  * weights quantized as well as every later step's. */
 static void first_refresh(tr_trainer *t) {
+  tr_refresh(t, t->stream, SG_REFRESH_CAST_TRANSPOSE);
+  CK_CUDA(tr_k_update_scales(t->m.meta, t->m.step, 0, t->stream));
+  tr_refresh(t, t->stream, SG_REFRESH_CAST_TRANSPOSE);
+  CK_CUDA(cudaStreamSynchronize(t->stream));
+}
+
+void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode) {
   sg_refresh_args r;
   memset(&r, 0, sizeof r);
   r.struct_size = sizeof r;
-  r.mode = SG_REFRESH_CAST_TRANSPOSE;
+  r.mode = mode;
   r.group = SG_ALL_GROUPS;
   CK_SG(t->api, t->session,
-        t->api->post_optimizer_step(t->session, t->stream, &r));
-  CK_CUDA(tr_k_update_scales(t->m.meta, t->m.step, 0, t->stream));
-  CK_SG(t->api, t->session,
-        t->api->post_optimizer_step(t->session, t->stream, &r));
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+        t->api->post_optimizer_step(t->session, stream, &r));
 }
 
 tr_config tr_config_for(const tr_options *o, tr_mode mode) {

@@ -49,4 +49,8 @@ void tr_trainer_destroy(tr_trainer *t);
  * same call is what eager runs and what a capture records. */
 void tr_step_enqueue(tr_trainer *t, cudaStream_t stream);
 
+/* The plugin's post-optimizer-step refresh of every registered weight in
+ * `mode` (SG_REFRESH_*) on `stream`. Exits on failure. */
+void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode);
+
 #endif
