@@ -71,6 +71,9 @@ typedef struct sg_k_param {
   uint32_t format, master_dtype, group;
 } sg_k_param;
 
+/* Bytes of one master element: 4 (FP32), 2 (BF16), 0 (none or unknown). */
+uint32_t sg_k_master_elem_bytes(uint32_t master_dtype);
+
 /* Device bytes of a table for `capacity` parameters, scratch included. */
 size_t sg_k_refresh_table_bytes(uint32_t capacity);
 

@@ -11,8 +11,10 @@ size_t sg_k_refresh_table_bytes(uint32_t capacity) {
   return sg_k_scratch_offset(capacity) + (size_t)capacity * sizeof(sg_k_scratch);
 }
 
-static uint64_t master_elem_bytes(uint32_t dtype) {
-  return dtype == SG_K_MASTER_FP32 ? 4u : 2u;
+uint32_t sg_k_master_elem_bytes(uint32_t master_dtype) {
+  return master_dtype == SG_K_MASTER_FP32   ? 4u
+         : master_dtype == SG_K_MASTER_BF16 ? 2u
+                                            : 0u;
 }
 
 static bool master_valid(const sg_k_param *p) {
@@ -55,7 +57,7 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
   d->vec = (sg_k_rows_aligned16(p->w, p->ld_w, 1) ? SG_K_VEC_W : 0u) |
            (sg_k_rows_aligned16(p->wt, p->ld_wt, 1) ? SG_K_VEC_WT : 0u) |
            (has_master && sg_k_rows_aligned16(p->master, p->ld_master,
-                                         master_elem_bytes(p->master_dtype))
+                                         sg_k_master_elem_bytes(p->master_dtype))
                 ? SG_K_VEC_MASTER
                 : 0u);
 }

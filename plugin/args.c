@@ -1,26 +1,27 @@
 #include "args.h"
 
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <string.h>
 
-static sg_status check_size(sg_session *s, size_t got, size_t min_size,
+static sg_status check_size(sg_diag *d, size_t got, size_t min_size,
                             const char *name) {
   if (got < min_size) {
-    return sg_fail(s, SG_ERR_STRUCT_SIZE,
+    return sg_fail(d, SG_ERR_STRUCT_SIZE,
                    "%s->struct_size is %zu, smaller than ABI 1.0's %zu", name,
                    got, min_size);
   }
   return SG_OK;
 }
 
-sg_status sg_read_struct(sg_session *s, const void *src, void *dst,
+sg_status sg_read_struct(sg_diag *d, const void *src, void *dst,
                          size_t dst_size, size_t min_size, const char *name) {
   if (src == NULL) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT, "%s is NULL", name);
+    return sg_fail(d, SG_ERR_INVALID_ARGUMENT, "%s is NULL", name);
   }
   size_t got;
   memcpy(&got, src, sizeof got);
-  sg_status st = check_size(s, got, min_size, name);
+  sg_status st = check_size(d, got, min_size, name);
   if (st != SG_OK) {
     return st;
   }
@@ -30,19 +31,19 @@ sg_status sg_read_struct(sg_session *s, const void *src, void *dst,
   return SG_OK;
 }
 
-sg_status sg_check_out(sg_session *s, const void *dst, size_t min_size,
+sg_status sg_check_out(sg_diag *d, const void *dst, size_t min_size,
                        const char *name) {
   if (dst == NULL) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT, "%s is NULL", name);
+    return sg_fail(d, SG_ERR_INVALID_ARGUMENT, "%s is NULL", name);
   }
   size_t got;
   memcpy(&got, dst, sizeof got);
-  return check_size(s, got, min_size, name);
+  return check_size(d, got, min_size, name);
 }
 
-sg_status sg_write_struct(sg_session *s, void *dst, const void *src,
+sg_status sg_write_struct(sg_diag *d, void *dst, const void *src,
                           size_t src_size, size_t min_size, const char *name) {
-  sg_status st = sg_check_out(s, dst, min_size, name);
+  sg_status st = sg_check_out(d, dst, min_size, name);
   if (st != SG_OK) {
     return st;
   }
@@ -54,14 +55,14 @@ sg_status sg_write_struct(sg_session *s, void *dst, const void *src,
   return SG_OK;
 }
 
-sg_status sg_read_array(sg_session *s, const void *array, uint32_t count,
+sg_status sg_read_array(sg_diag *d, const void *array, uint32_t count,
                         void *dst, size_t dst_size, size_t min_size,
                         const char *name) {
   if (array == NULL) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT, "%s is NULL", name);
+    return sg_fail(d, SG_ERR_INVALID_ARGUMENT, "%s is NULL", name);
   }
   if (count == 0) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT, "count is 0");
+    return sg_fail(d, SG_ERR_INVALID_ARGUMENT, "count is 0");
   }
   size_t stride;
   memcpy(&stride, array, sizeof stride);
@@ -72,12 +73,12 @@ sg_status sg_read_array(sg_session *s, const void *array, uint32_t count,
     memcpy(&got, elem, sizeof got);
     snprintf(label, sizeof label, "%s[%u]", name, i);
     if (got != stride) {
-      return sg_fail(s, SG_ERR_STRUCT_SIZE,
+      return sg_fail(d, SG_ERR_STRUCT_SIZE,
                      "%s->struct_size is %zu but %s[0]'s is %zu; all elements "
                      "must have the same size",
                      label, got, name, stride);
     }
-    sg_status st = sg_read_struct(s, elem, (char *)dst + (size_t)i * dst_size,
+    sg_status st = sg_read_struct(d, elem, (char *)dst + (size_t)i * dst_size,
                                   dst_size, min_size, label);
     if (st != SG_OK) {
       return st;
@@ -86,16 +87,16 @@ sg_status sg_read_array(sg_session *s, const void *array, uint32_t count,
   return SG_OK;
 }
 
-sg_status sg_check_stream_arg(sg_session *s, sg_stream stream,
+sg_status sg_check_stream_arg(sg_diag *d, sg_stream stream,
                               const char *name) {
   if (stream == NULL || stream == (sg_stream)cudaStreamLegacy) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+    return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
                    "%s is the legacy default stream, which cannot be "
                    "captured; use a stream created with cudaStreamCreate",
                    name);
   }
   if (stream == (sg_stream)cudaStreamPerThread) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+    return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
                    "%s is cudaStreamPerThread; pass the real stream handle",
                    name);
   }

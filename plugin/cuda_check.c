@@ -1,8 +1,6 @@
 #include "cuda_check.h"
 
-#include "session.h"
-
-sg_status sg_cuda(sg_session *s, cudaError_t err, const char *call) {
+sg_status sg_cuda(sg_diag *d, cudaError_t err, const char *call) {
   if (err == cudaSuccess) {
     return SG_OK;
   }
@@ -11,17 +9,17 @@ sg_status sg_cuda(sg_session *s, cudaError_t err, const char *call) {
   (void)cudaGetLastError();
   sg_status code = err == cudaErrorMemoryAllocation ? SG_ERR_OUT_OF_MEMORY
                                                     : SG_ERR_CUDA;
-  return sg_fail(s, code, "%s failed: %s (%s)", call, cudaGetErrorName(err),
+  return sg_fail(d, code, "%s failed: %s (%s)", call, cudaGetErrorName(err),
                  cudaGetErrorString(err));
 }
 
-sg_status sg_device_push(sg_session *s, int device, sg_device_scope *scope) {
+sg_status sg_device_push(sg_diag *d, int device, sg_device_scope *scope) {
   scope->switched = false;
-  sg_status st = SG_CUDA(s, cudaGetDevice(&scope->previous));
+  sg_status st = SG_CUDA(d, cudaGetDevice(&scope->previous));
   if (st != SG_OK || scope->previous == device) {
     return st;
   }
-  st = SG_CUDA(s, cudaSetDevice(device));
+  st = SG_CUDA(d, cudaSetDevice(device));
   scope->switched = st == SG_OK;
   return st;
 }

@@ -7,12 +7,13 @@
 #include <cuda_runtime_api.h>
 #include <stdbool.h>
 
-#include "stepgraph.h"
+#include "error.h"
 
-/* SG_OK, or fails the entry with "<call> failed: <cudaErrorName> (<text>)"
- * (SG_ERR_OUT_OF_MEMORY for allocation failures, else SG_ERR_CUDA). */
-sg_status sg_cuda(sg_session *s, cudaError_t err, const char *call);
-#define SG_CUDA(s, call) sg_cuda((s), (call), #call)
+/* SG_OK, or fails with "<call> failed: <cudaErrorName> (<text>)"
+ * (SG_ERR_OUT_OF_MEMORY for allocation failures, else SG_ERR_CUDA) through
+ * d (NULL: the thread's message). */
+sg_status sg_cuda(sg_diag *d, cudaError_t err, const char *call);
+#define SG_CUDA(d, call) sg_cuda((d), (call), #call)
 
 typedef struct sg_device_scope {
   int previous;
@@ -20,7 +21,7 @@ typedef struct sg_device_scope {
 } sg_device_scope;
 
 /* Makes `device` current for this thread, remembering the caller's. */
-sg_status sg_device_push(sg_session *s, int device, sg_device_scope *scope);
+sg_status sg_device_push(sg_diag *d, int device, sg_device_scope *scope);
 /* Restores the caller's device. */
 void sg_device_pop(const sg_device_scope *scope);
 

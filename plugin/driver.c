@@ -1,8 +1,8 @@
 /* step: the step driver (warm-up, capture, replay, eager fallback). */
 #include "args.h"
-#include "cuda_check.h"
+#include "engine.h"
 #include "entries.h"
-#include "session.h"
+#include "entry.h"
 
 static sg_status run_fn(sg_session *s, const sg_step_args *in,
                         const sg_graph *e, uint32_t phase) {
@@ -19,12 +19,7 @@ static sg_status run_fn(sg_session *s, const sg_step_args *in,
  * logged once. */
 static sg_status eager_step(sg_session *s, const sg_step_args *in,
                             sg_graph *e, uint32_t *outcome) {
-  s->stats.eager_runs++;
-  if (!e->eager_logged) {
-    e->eager_logged = true;
-    sg_log(&s->log, SG_LOG_INFO, "step: key %llu runs eagerly: %s",
-           (unsigned long long)e->key, e->reason);
-  }
+  sg_engine_note_eager(s, e);
   *outcome = SG_STEP_EAGER;
   return run_fn(s, in, e, SG_PHASE_EAGER);
 }
@@ -67,12 +62,9 @@ static sg_status capture_step(sg_session *s, const sg_step_args *in,
 static sg_status drive(sg_session *s, const sg_step_args *in,
                        uint32_t *outcome) {
   sg_graph *e = NULL;
-  sg_status st = sg_graphs_get(&s->graphs, s, in->key, &e);
+  sg_status st = sg_graphs_get(&s->graphs, in->key, &e);
   if (st != SG_OK) {
     return st;
-  }
-  if (s->graphs.disabled && !e->eager_only) {
-    sg_graph_make_eager(e, "graphs are disabled (STEPGRAPH_DISABLE=1)");
   }
   if (e->eager_only) {
     st = eager_step(s, in, e, outcome);
@@ -96,13 +88,13 @@ sg_status sg_step(sg_session *s, sg_step_args *args) {
   sg_step_args in;
   sg_status st = sg_enter(&c, s, "step");
   if (st == SG_OK) {
-    st = SG_READ(s, sg_step_args, args, &in, "args");
+    st = SG_READ(&s->diag, sg_step_args, args, &in, "args");
   }
   if (st == SG_OK && in.fn == NULL) {
-    st = sg_fail(s, SG_ERR_INVALID_ARGUMENT, "args->fn is NULL");
+    st = sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT, "args->fn is NULL");
   }
   if (st == SG_OK) {
-    st = sg_check_stream_arg(s, in.stream, "args->stream");
+    st = sg_check_stream_arg(&s->diag, in.stream, "args->stream");
   }
   if (st == SG_OK) {
     st = sg_require_not_capturing(s);

@@ -5,7 +5,7 @@
 
 #include "stepgraph.h"
 
-/* session.c, status.c */
+/* lifecycle.c, entry.c, status.c */
 sg_status sg_session_create(const sg_session_config *config,
                             sg_session **session_out);
 void sg_session_destroy(sg_session *session);
@@ -13,7 +13,7 @@ sg_status sg_last_error(sg_session *session, char *buf, size_t buf_size,
                         size_t *needed_out);
 const char *sg_status_string(sg_status status);
 
-/* registry.c, statics.c */
+/* registration.c */
 sg_status sg_register_fp8_params(sg_session *s,
                                  const sg_fp8_param_desc *params,
                                  uint32_t count, uint32_t *first_index_out);
@@ -21,7 +21,7 @@ sg_status sg_register_static_buffers(sg_session *s,
                                      const sg_static_buffer_desc *buffers,
                                      uint32_t count, uint32_t *first_index_out);
 
-/* capture.c */
+/* pre_capture.c, capture.c */
 sg_status sg_pre_capture(sg_session *s, sg_stream stream);
 sg_status sg_capture_begin(sg_session *s, const sg_capture_args *args);
 sg_status sg_capture_end(sg_session *s, const sg_capture_args *args);
@@ -35,7 +35,7 @@ sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
 sg_status sg_replay(sg_session *s, const sg_replay_args *args);
 sg_status sg_step(sg_session *s, sg_step_args *args);
 
-/* rng.c */
+/* rng_entries.c */
 sg_status sg_rng_reserve(sg_session *s, uint64_t count, uint64_t *offset_out);
 sg_status sg_rng_end_step(sg_session *s, sg_stream stream);
 sg_status sg_rng_device_state_get(sg_session *s, sg_rng_device_state *out);

@@ -1,25 +1,13 @@
-/* The graph cache: key table, eager-only answers, totals, eviction, trim. */
-#define _POSIX_C_SOURCE 200809L
+/* The graph cache: key table, totals, eviction, trim. */
 #include "graphs.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "cuda_check.h"
-#include "rng_advance.h"
-#include "static_copy.h"
-#include "session.h"
 
 #define FIRST_SLOT_COUNT 16u
-
-double sg_now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 static uint32_t slot_of(uint64_t key, uint32_t slot_count) {
   /* Fibonacci hashing: keys are often small consecutive integers. */
@@ -59,7 +47,7 @@ static void insert(sg_graph **slots, uint32_t slot_count, sg_graph *e) {
 }
 
 /* Keeps the table at most half full. */
-static sg_status grow(sg_graphs *g, sg_session *s) {
+static sg_status grow(sg_graphs *g) {
   if ((g->key_count + 1) * 2 <= g->slot_count) {
     return SG_OK;
   }
@@ -67,7 +55,7 @@ static sg_status grow(sg_graphs *g, sg_session *s) {
   sg_graph **slots = count > g->slot_count ? calloc(count, sizeof *slots)
                                            : NULL; /* NULL: 2^31 keys */
   if (slots == NULL) {
-    return sg_fail(s, SG_ERR_OUT_OF_MEMORY,
+    return sg_fail(g->diag, SG_ERR_OUT_OF_MEMORY,
                    "cannot grow the graph table to %u keys", count / 2);
   }
   for (uint32_t i = 0; i < g->slot_count; i++) {
@@ -81,16 +69,11 @@ static sg_status grow(sg_graphs *g, sg_session *s) {
   return SG_OK;
 }
 
-sg_status sg_graphs_get(sg_graphs *g, sg_session *s, uint64_t key,
-                        sg_graph **out) {
-  *out = sg_graphs_lookup(g, key);
-  if (*out != NULL) {
-    return SG_OK;
-  }
-  sg_status st = grow(g, s);
+static sg_status make_entry(sg_graphs *g, uint64_t key, sg_graph **out) {
+  sg_status st = grow(g);
   sg_graph *e = st == SG_OK ? calloc(1, sizeof *e) : NULL;
   if (st == SG_OK && e == NULL) {
-    st = sg_fail(s, SG_ERR_OUT_OF_MEMORY, "cannot allocate key %llu's entry",
+    st = sg_fail(g->diag, SG_ERR_OUT_OF_MEMORY, "cannot allocate key %llu's entry",
                  (unsigned long long)key);
   }
   if (st == SG_OK) {
@@ -103,27 +86,21 @@ sg_status sg_graphs_get(sg_graphs *g, sg_session *s, uint64_t key,
   return st;
 }
 
-sg_status sg_graphs_open(sg_graphs *g, sg_session *s) {
-  const char *v = getenv("STEPGRAPH_DISABLE");
-  g->disabled = v != NULL && strcmp(v, "1") == 0;
-  if (g->disabled) {
-    sg_log(&s->log, SG_LOG_INFO,
-           "STEPGRAPH_DISABLE=1: graphs are off; every step runs eagerly");
-  }
-  /* The plugin's kernels may first launch inside a capture (ours or the
-   * host's), and with lazy loading that is where their modules would load:
-   * load them now. */
-  if (s->validation_only) {
-    return SG_OK;
-  }
-  sg_status st = SG_CUDA(s, sg_k_rng_load());
-  if (st == SG_OK) {
-    st = SG_CUDA(s, sg_k_copy_load());
-  }
-  if (st == SG_OK) {
-    st = SG_CUDA(s, sg_k_refresh_load());
+sg_status sg_graphs_get(sg_graphs *g, uint64_t key, sg_graph **out) {
+  *out = sg_graphs_lookup(g, key);
+  sg_status st = *out != NULL ? SG_OK : make_entry(g, key, out);
+  if (st == SG_OK && g->disabled && !(*out)->eager_only) {
+    sg_graph_make_eager(*out, "graphs are disabled (STEPGRAPH_DISABLE)");
   }
   return st;
+}
+
+sg_status sg_graphs_open(sg_graphs *g, sg_diag *diag, int device,
+                         uint64_t budget) {
+  g->diag = diag;
+  g->device = device;
+  g->budget = budget;
+  return SG_OK;
 }
 
 void sg_graph_drop(sg_graph *e) {
@@ -141,8 +118,8 @@ void sg_graph_drop(sg_graph *e) {
   e->alloc_bytes = 0;
 }
 
-void sg_graphs_close(sg_graphs *g, sg_session *s) {
-  if (s->state == SG_STATE_CAPTURING) {
+void sg_graphs_close(sg_graphs *g) {
+  if (g->capturing != NULL) {
     /* Destroyed mid-capture: end it so the host's stream is usable. */
     cudaGraph_t partial = NULL;
     (void)cudaStreamEndCapture((cudaStream_t)g->capturing_stream, &partial);
@@ -150,7 +127,7 @@ void sg_graphs_close(sg_graphs *g, sg_session *s) {
       (void)cudaGraphDestroy(partial);
     }
     (void)cudaGetLastError();
-    s->state = SG_STATE_READY;
+    g->capturing = NULL;
   }
   bool had_alloc = false;
   for (uint32_t i = 0; i < g->slot_count; i++) {
@@ -166,7 +143,7 @@ void sg_graphs_close(sg_graphs *g, sg_session *s) {
   g->key_count = 0;
   g->last = NULL;
   if (had_alloc) {
-    (void)sg_graphs_trim(s);
+    (void)sg_graphs_trim(g);
   }
 }
 
@@ -178,19 +155,6 @@ void sg_graph_make_eager(sg_graph *e, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(e->reason, sizeof e->reason, fmt, ap);
   va_end(ap);
-}
-
-sg_status sg_graphs_answer_eager(sg_session *s, sg_graph *e) {
-  char message[SG_ERROR_CAPACITY];
-  snprintf(message, sizeof message, "%s: key %llu runs eagerly: %s",
-           sg_current_entry(), (unsigned long long)e->key, e->reason);
-  sg_error_set(&s->error, message);
-  s->stats.eager_runs++;
-  if (!e->eager_logged) {
-    e->eager_logged = true;
-    sg_log(&s->log, SG_LOG_INFO, "%s", message);
-  }
-  return SG_RUN_EAGERLY;
 }
 
 void sg_graphs_totals(const sg_graphs *g, uint64_t *graphs, uint64_t *nodes,
@@ -206,8 +170,8 @@ void sg_graphs_totals(const sg_graphs *g, uint64_t *graphs, uint64_t *nodes,
   }
 }
 
-sg_status sg_graphs_trim(sg_session *s) {
-  return SG_CUDA(s, cudaDeviceGraphMemTrim(s->device));
+sg_status sg_graphs_trim(sg_graphs *g) {
+  return SG_CUDA(g->diag, cudaDeviceGraphMemTrim(g->device));
 }
 
 /* The least recently used graph with allocation nodes, other than keep. */
@@ -228,9 +192,8 @@ static sg_graph *lru_victim(sg_graphs *g, const sg_graph *keep,
   return victim;
 }
 
-sg_status sg_graphs_make_room(sg_graphs *g, sg_session *s, sg_graph *keep,
-                              uint64_t need) {
-  const uint64_t budget = s->config.graph_mem_budget;
+sg_status sg_graphs_make_room(sg_graphs *g, sg_graph *keep, uint64_t need) {
+  const uint64_t budget = g->budget;
   if (budget == 0) {
     return SG_OK;
   }
@@ -241,7 +204,7 @@ sg_status sg_graphs_make_room(sg_graphs *g, sg_session *s, sg_graph *keep,
     if (victim == NULL || others + need <= budget) {
       break;
     }
-    sg_log(&s->log, SG_LOG_INFO,
+    sg_log(&g->diag->log, SG_LOG_INFO,
            "evicting key %llu's graph (%llu allocation bytes, least recently "
            "used) to fit key %llu's %llu bytes in graph_mem_budget %llu",
            (unsigned long long)victim->key,
@@ -249,16 +212,16 @@ sg_status sg_graphs_make_room(sg_graphs *g, sg_session *s, sg_graph *keep,
            (unsigned long long)keep->key, (unsigned long long)need,
            (unsigned long long)budget);
     sg_graph_drop(victim);
-    s->stats.evictions++;
+    g->evictions++;
     evicted++;
   }
   if (need > budget && !g->budget_warned) {
     g->budget_warned = true;
-    sg_log(&s->log, SG_LOG_WARN,
+    sg_log(&g->diag->log, SG_LOG_WARN,
            "key %llu's graph alone has %llu bytes of allocation nodes, more "
            "than graph_mem_budget %llu; it is kept",
            (unsigned long long)keep->key, (unsigned long long)need,
            (unsigned long long)budget);
   }
-  return evicted > 0 ? sg_graphs_trim(s) : SG_OK;
+  return evicted > 0 ? sg_graphs_trim(g) : SG_OK;
 }

@@ -3,29 +3,47 @@
 
 #include "args.h"
 #include "cuda_check.h"
+#include "engine.h"
 #include "entries.h"
+#include "entry.h"
 #include "nvtx.h"
-#include "session.h"
 
-static sg_status check_pointer(sg_session *s, const void *ptr, uint32_t i,
-                               const char *field) {
+/* `what` names the pointer in messages ("registered param 3's data"). */
+static sg_status check_pointer(sg_session *s, const void *ptr,
+                               const char *what) {
   struct cudaPointerAttributes a;
   if (ptr == NULL) {
     return SG_OK;
   }
-  sg_status st = SG_CUDA(s, cudaPointerGetAttributes(&a, ptr));
+  sg_status st = SG_CUDA(&s->diag, cudaPointerGetAttributes(&a, ptr));
   if (st != SG_OK) {
     return st;
   }
   bool device_memory = a.type == cudaMemoryTypeDevice ||
                        a.type == cudaMemoryTypeManaged;
   if (!device_memory || a.device != s->device) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
-                   "registered param %u's %s (%p) is not device memory of "
-                   "device %d (freed, host memory, or another device)",
-                   i, field, ptr, s->device);
+    return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
+                   "%s (%p) is not device memory of device %d (freed, host "
+                   "memory, or another device)",
+                   what, ptr, s->device);
   }
   return SG_OK;
+}
+
+static sg_status check_param(sg_session *s, const sg_k_param *p, uint32_t i) {
+  const struct { const void *ptr; const char *field; } fields[] = {
+      {p->w, "data"},       {p->wt, "transpose"},
+      {p->master, "master"}, {p->scale, "scale"},
+      {p->scale_inv, "scale_inv"}, {p->amax, "amax"},
+  };
+  sg_status st = SG_OK;
+  char what[64];
+  for (size_t k = 0; k < sizeof fields / sizeof fields[0] && st == SG_OK; k++) {
+    snprintf(what, sizeof what, "registered param %u's %s", i,
+             fields[k].field);
+    st = check_pointer(s, fields[k].ptr, what);
+  }
+  return st;
 }
 
 /* Registered addresses are baked into graphs: each must still be memory of
@@ -33,33 +51,12 @@ static sg_status check_pointer(sg_session *s, const void *ptr, uint32_t i,
 static sg_status check_registered(sg_session *s) {
   sg_status st = SG_OK;
   for (uint32_t i = 0; i < s->fp8.count && st == SG_OK; i++) {
-    const sg_k_param *p = &s->fp8.params[i];
-    st = check_pointer(s, p->w, i, "data");
-    if (st == SG_OK) st = check_pointer(s, p->wt, i, "transpose");
-    if (st == SG_OK) st = check_pointer(s, p->master, i, "master");
-    if (st == SG_OK) st = check_pointer(s, p->scale, i, "scale");
-    if (st == SG_OK) st = check_pointer(s, p->scale_inv, i, "scale_inv");
-    if (st == SG_OK) st = check_pointer(s, p->amax, i, "amax");
+    st = check_param(s, &s->fp8.params[i], i);
   }
-  return st;
-}
-
-static sg_status check_stream(sg_session *s, sg_stream stream) {
-  enum cudaStreamCaptureStatus capturing;
-  int device = -1;
-  sg_status st = SG_CUDA(s, cudaStreamIsCapturing(stream, &capturing));
-  if (st == SG_OK && capturing != cudaStreamCaptureStatusNone) {
-    return sg_fail(s, SG_ERR_INVALID_STATE,
-                   "stream is already capturing; call pre_capture before "
-                   "the capture begins");
-  }
-  if (st == SG_OK) {
-    st = SG_CUDA(s, cudaStreamGetDevice(stream, &device));
-  }
-  if (st == SG_OK && device != s->device) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
-                   "stream belongs to device %d, the session to device %d",
-                   device, s->device);
+  char what[64];
+  for (uint32_t i = 0; i < s->statics.count && st == SG_OK; i++) {
+    snprintf(what, sizeof what, "registered static buffer %u's data", i);
+    st = check_pointer(s, s->statics.buffers[i].data, what);
   }
   return st;
 }
@@ -68,14 +65,29 @@ static sg_status check_stream(sg_session *s, sg_stream stream) {
  * stream, and a wait for that stream alone (never the device: another
  * thread may be capturing). */
 static sg_status prepare_device(sg_session *s, sg_stream stream) {
-  sg_status st = check_stream(s, stream);
+  sg_status st = sg_engine_check_stream(s, stream, "stream");
   if (st == SG_OK) {
     st = check_registered(s);
   }
   if (st == SG_OK) {
-    st = sg_registry_upload(&s->fp8, s, stream); /* waits for stream */
+    st = sg_registry_upload(&s->fp8, (cudaStream_t)stream); /* waits */
   }
   return st;
+}
+
+static void log_ready(const sg_session *s, sg_stream stream) {
+  if (s->validation_only) {
+    sg_log(&s->diag.log, SG_LOG_DEBUG,
+           "pre_capture: %u FP8 params and %u static buffers registered; "
+           "validation-only: no pointer, stream or device was checked",
+           s->fp8.count, s->statics.count);
+    return;
+  }
+  sg_log(&s->diag.log, SG_LOG_DEBUG,
+         "pre_capture: %u FP8 params and %u static buffers are device "
+         "memory of device %d; device table uploaded on stream %p, which "
+         "was waited for",
+         s->fp8.count, s->statics.count, s->device, (void *)stream);
 }
 
 sg_status sg_pre_capture(sg_session *s, sg_stream stream) {
@@ -86,20 +98,14 @@ sg_status sg_pre_capture(sg_session *s, sg_stream stream) {
     st = sg_require_not_capturing(s);
   }
   if (st == SG_OK) {
-    st = sg_check_stream_arg(s, stream, "stream");
+    st = sg_check_stream_arg(&s->diag, stream, "stream");
   }
   if (st == SG_OK && !s->validation_only) {
     st = prepare_device(s, stream);
   }
   if (st == SG_OK) {
     s->state = SG_STATE_READY;
-    sg_log(&s->log, SG_LOG_DEBUG,
-           "pre_capture: %u FP8 params and %u static buffers checked%s; "
-           "stream %p checked and drained",
-           s->fp8.count, s->statics.count,
-           s->validation_only ? " (host side only: validation-only)"
-                              : ", device table uploaded",
-           (void *)stream);
+    log_ready(s, stream);
   }
   return sg_leave(&c, st);
 }

@@ -2,17 +2,17 @@
 #include "args.h"
 #include "cuda_check.h"
 #include "entries.h"
+#include "entry.h"
 #include "nvtx.h"
-#include "session.h"
 
 static sg_status check_refresh_args(sg_session *s, const sg_refresh_args *in) {
   if (in->mode > SG_REFRESH_CAST_TRANSPOSE) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+    return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
                    "args->mode is %u (known: TRANSPOSE, CAST, CAST_TRANSPOSE)",
                    (unsigned)in->mode);
   }
   if (in->flags != 0 || in->reserved0 != 0) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+    return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
                    "args->flags/reserved0 are 0x%x/0x%x, must be 0",
                    (unsigned)in->flags, (unsigned)in->reserved0);
   }
@@ -30,14 +30,14 @@ static sg_status check_selection(sg_session *s, const sg_refresh_args *in) {
     }
     selected++;
     if (in->mode != SG_REFRESH_TRANSPOSE && p->master == NULL) {
-      return sg_fail(s, SG_ERR_INVALID_STATE,
+      return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
                      "registered param %u has no master, so it cannot be "
                      "refreshed in a cast mode",
                      i);
     }
   }
   if (selected == 0 && in->group != SG_ALL_GROUPS) {
-    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+    return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
                    "args->group %u has no registered parameter",
                    (unsigned)in->group);
   }
@@ -54,7 +54,7 @@ static sg_status launch(sg_session *s, sg_stream stream,
       in->mode == SG_REFRESH_CAST
           ? SG_K_LAYOUT_NARROW
           : sg_k_refresh_layout(s->fp8.params, s->fp8.count, in->group);
-  sg_status st = SG_CUDA(s, sg_k_refresh_launch(s->fp8.device_table, in->mode,
+  sg_status st = SG_CUDA(&s->diag, sg_k_refresh_launch(s->fp8.device_table, in->mode,
                                                 in->group, layout,
                                                 in->noop_flag, s->sm_count,
                                                 (cudaStream_t)stream));
@@ -71,7 +71,7 @@ sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
   sg_refresh_args in;
   sg_status st = sg_enter(&c, s, "post_optimizer_step");
   if (st == SG_OK) {
-    st = SG_READ(s, sg_refresh_args, args, &in, "args");
+    st = SG_READ(&s->diag, sg_refresh_args, args, &in, "args");
   }
   if (st == SG_OK) {
     st = check_refresh_args(s, &in);

@@ -4,15 +4,17 @@
 #ifndef SG_REGISTRY_H
 #define SG_REGISTRY_H
 
+#include <cuda_runtime_api.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h"
 #include "refresh.h" /* kernels/: sg_k_param and the table launcher */
-#include "stepgraph.h"
-
-typedef struct sg_session sg_session;
 
 typedef struct sg_registry {
+  sg_diag *diag;      /* the session's, for failures */
+  cudaStream_t aux;   /* the session's own stream, for uploads */
   sg_k_param *params; /* [capacity], the first `count` registered */
   uint32_t count;
   uint32_t capacity;
@@ -21,30 +23,21 @@ typedef struct sg_registry {
   size_t table_bytes;
 } sg_registry;
 
-sg_status sg_registry_open(sg_registry *r, sg_session *s);
-void sg_registry_close(sg_registry *r, sg_session *s);
+/* Allocates room for `capacity` parameters; with_device also allocates the
+ * device table and uploads its empty image on `aux` (the device is
+ * current). */
+sg_status sg_registry_open(sg_registry *r, sg_diag *diag, uint32_t capacity,
+                           bool with_device, cudaStream_t aux);
+void sg_registry_close(sg_registry *r);
 
 /* Validates descs[0..n) against each other and the registered ones, then
- * appends them all and uploads the table; on any error adds none. */
-sg_status sg_registry_add(sg_registry *r, sg_session *s,
-                          const sg_fp8_param_desc *descs, uint32_t n);
+ * appends them all and uploads the table; on any error adds none. The
+ * caller has checked that n fits. */
+sg_status sg_registry_add(sg_registry *r, const sg_fp8_param_desc *descs,
+                          uint32_t n);
 
 /* Rebuilds the table image and copies it to the device table, ordered
  * after `stream`'s work and waited for (not capture-safe). */
-sg_status sg_registry_upload(sg_registry *r, sg_session *s,
-                             cudaStream_t stream);
-
-/* Checks one descriptor on its own; `i` names it in messages. */
-sg_status sg_fp8_desc_check(sg_session *s, const sg_fp8_param_desc *d,
-                            uint32_t i);
-
-/* The kernel's view of a checked descriptor. */
-sg_k_param sg_fp8_desc_to_param(const sg_fp8_param_desc *d);
-
-/* Fails naming two overlapping memory regions among params[0..total):
- * those before first_new are registered ("registered param 4"), the rest
- * are the call's ("params[2]"). */
-sg_status sg_fp8_overlap_check(sg_session *s, const sg_k_param *params,
-                               uint32_t total, uint32_t first_new);
+sg_status sg_registry_upload(sg_registry *r, cudaStream_t stream);
 
 #endif

@@ -1,21 +1,15 @@
-/* Graph-safe RNG state and its entries. */
 #include "rng.h"
 
-#include "args.h"
 #include "cuda_check.h"
-#include "entries.h"
-#include "rng_advance.h"
-#include "session.h"
 
-/* Writes seed and base offset to the device, ordered after `stream`. */
-static sg_status put_state(sg_rng *r, sg_session *s, cudaStream_t stream,
-                           uint64_t seed, uint64_t offset) {
+sg_status sg_rng_put(sg_rng *r, cudaStream_t stream, uint64_t seed,
+                     uint64_t offset) {
   const uint64_t state[2] = {seed, offset};
-  sg_status st = SG_CUDA(s, cudaMemcpyAsync(r->device_state, state,
-                                            sizeof state,
-                                            cudaMemcpyHostToDevice, stream));
+  sg_status st = SG_CUDA(r->diag,
+                         cudaMemcpyAsync(r->device_state, state, sizeof state,
+                                         cudaMemcpyHostToDevice, stream));
   if (st == SG_OK) {
-    st = SG_CUDA(s, cudaStreamSynchronize(stream));
+    st = SG_CUDA(r->diag, cudaStreamSynchronize(stream));
   }
   if (st == SG_OK) {
     r->seed = seed;
@@ -23,124 +17,23 @@ static sg_status put_state(sg_rng *r, sg_session *s, cudaStream_t stream,
   return st;
 }
 
-sg_status sg_rng_open(sg_rng *r, sg_session *s) {
-  r->seed = s->config.rng_seed;
-  if (s->validation_only) {
+sg_status sg_rng_open(sg_rng *r, sg_diag *diag, uint64_t seed,
+                      bool with_device, cudaStream_t stream) {
+  r->diag = diag;
+  r->seed = seed;
+  if (!with_device) {
     return SG_OK;
   }
-  sg_status st = SG_CUDA(s, cudaMalloc((void **)&r->device_state,
-                                       2 * sizeof(uint64_t)));
+  sg_status st = SG_CUDA(diag, cudaMalloc((void **)&r->device_state,
+                                          2 * sizeof(uint64_t)));
   if (st == SG_OK) {
-    st = put_state(r, s, s->aux_stream, s->config.rng_seed, 0);
+    st = sg_rng_put(r, stream, seed, 0);
   }
   return st;
 }
 
-void sg_rng_close(sg_rng *r, sg_session *s) {
+void sg_rng_close(sg_rng *r) {
   if (r->device_state != NULL) {
-    (void)SG_CUDA(s, cudaFree(r->device_state));
+    (void)SG_CUDA(r->diag, cudaFree(r->device_state));
   }
-}
-
-sg_status sg_rng_reserve(sg_session *s, uint64_t count, uint64_t *offset_out) {
-  sg_call c;
-  sg_status st = sg_enter(&c, s, "rng_reserve");
-  if (st == SG_OK && offset_out == NULL) {
-    st = sg_fail(s, SG_ERR_INVALID_ARGUMENT, "offset_out is NULL");
-  }
-  if (st == SG_OK && count == 0) {
-    st = sg_fail(s, SG_ERR_INVALID_ARGUMENT, "count is 0");
-  }
-  uint64_t next;
-  if (st == SG_OK &&
-      __builtin_add_overflow(s->rng.step_offset, count, &next)) {
-    st = sg_fail(s, SG_ERR_INVALID_ARGUMENT,
-                 "count %llu overflows the step's offsets",
-                 (unsigned long long)count);
-  }
-  if (st == SG_OK) {
-    *offset_out = s->rng.step_offset;
-    s->rng.step_offset = next;
-  }
-  return sg_leave(&c, st);
-}
-
-sg_status sg_rng_end_step(sg_session *s, sg_stream stream) {
-  sg_call c;
-  sg_status st = sg_enter(&c, s, "rng_end_step");
-  if (st == SG_OK) {
-    st = sg_require_device(s);
-  }
-  if (st == SG_OK) {
-    /* The step's total is baked into a captured launch: every replay
-     * advances the base offset exactly as the eager step did. */
-    st = SG_CUDA(s, sg_k_rng_advance(&s->rng.device_state[1],
-                                     s->rng.step_offset,
-                                     (cudaStream_t)stream));
-  }
-  if (st == SG_OK) {
-    s->rng.step_offset = 0;
-  }
-  return sg_leave(&c, st);
-}
-
-sg_status sg_rng_device_state_get(sg_session *s, sg_rng_device_state *out) {
-  sg_call c;
-  sg_status st = sg_enter(&c, s, "rng_device_state");
-  sg_rng_device_state ours = {0};
-  if (st == SG_OK) {
-    st = SG_CHECK_OUT(s, sg_rng_device_state, out, "out");
-  }
-  if (st == SG_OK) {
-    st = sg_require_device(s);
-  }
-  if (st == SG_OK) {
-    ours.seed = &s->rng.device_state[0];
-    ours.base_offset = &s->rng.device_state[1];
-    st = SG_WRITE(s, sg_rng_device_state, out, &ours, "out");
-  }
-  return sg_leave(&c, st);
-}
-
-sg_status sg_rng_get_state(sg_session *s, sg_stream stream, sg_rng_state *out) {
-  sg_call c;
-  sg_status st = sg_enter(&c, s, "rng_get_state");
-  sg_rng_state ours = {0};
-  if (st == SG_OK) {
-    st = SG_CHECK_OUT(s, sg_rng_state, out, "out");
-  }
-  if (st == SG_OK) {
-    st = sg_require_sync_allowed(s, stream);
-  }
-  uint64_t state[2];
-  if (st == SG_OK) {
-    st = SG_CUDA(s, cudaMemcpyAsync(state, s->rng.device_state, sizeof state,
-                                    cudaMemcpyDeviceToHost, stream));
-  }
-  if (st == SG_OK) {
-    st = SG_CUDA(s, cudaStreamSynchronize(stream));
-  }
-  if (st == SG_OK) {
-    ours.seed = state[0];
-    ours.offset = state[1];
-    st = SG_WRITE(s, sg_rng_state, out, &ours, "out");
-  }
-  return sg_leave(&c, st);
-}
-
-sg_status sg_rng_set_state(sg_session *s, sg_stream stream,
-                           const sg_rng_state *state) {
-  sg_call c;
-  sg_status st = sg_enter(&c, s, "rng_set_state");
-  sg_rng_state in;
-  if (st == SG_OK) {
-    st = SG_READ(s, sg_rng_state, state, &in, "state");
-  }
-  if (st == SG_OK) {
-    st = sg_require_sync_allowed(s, stream);
-  }
-  if (st == SG_OK) {
-    st = put_state(&s->rng, s, stream, in.seed, in.offset);
-  }
-  return sg_leave(&c, st);
 }

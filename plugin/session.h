@@ -1,6 +1,7 @@
-/* The session: its state machine, its lock, and the helpers every entry uses
- * to enter, fail and leave. Each subsystem keeps its own part of the state
- * (registry.h, statics.h, rng.h, graphs.h). */
+/* The session: the state every entry works on, and its construction.
+ * Each part keeps its own state in its own file (registry.h, statics.h,
+ * rng.h, graphs.h) and reports through the session's sg_diag; the entry
+ * protocol (entry.h) locks the session and makes its device current. */
 #ifndef SG_SESSION_H
 #define SG_SESSION_H
 
@@ -8,10 +9,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "cuda_check.h"
 #include "error.h"
 #include "graphs.h"
-#include "log.h"
 #include "registry.h"
 #include "rng.h"
 #include "statics.h"
@@ -28,8 +27,7 @@ typedef enum sg_state {
 
 struct sg_session {
   pthread_mutex_t lock; /* recursive: the step callback re-enters */
-  sg_error error;
-  sg_logger log;
+  sg_diag diag;         /* the detail message and the logger */
   sg_session_config config; /* the host's, defaults filled in */
   bool validation_only;
   bool frozen; /* a capture has begun: registration is closed */
@@ -37,6 +35,7 @@ struct sg_session {
   int device;
   int sm_count;
   cudaStream_t aux_stream; /* the plugin's own, for table uploads */
+  char *dump_dir; /* STEPGRAPH_DUMP_DIR at creation (owned), or NULL */
   sg_registry fp8;
   sg_statics statics;
   sg_rng rng;
@@ -44,39 +43,13 @@ struct sg_session {
   sg_stats stats;
 };
 
-/* One entry call in flight: which session, and the entry's name for
- * messages (restored on leave, since the step callback nests entries). */
-typedef struct sg_call {
-  sg_session *session;
-  const char *prev_entry;
-  bool locked;
-  sg_device_scope device; /* the caller's device, restored on leave */
-} sg_call;
+/* Checks *config (defaults filled in; failures in the thread's message)
+ * and builds a session on its device, which is made current for the call
+ * and restored after. On failure nothing is left allocated. */
+sg_status sg_session_new(const sg_session_config *config, sg_session **out);
 
-/* Begins an entry: names it for messages, takes the session's lock and
- * makes the session's device current for the calling thread (not in
- * validation-only sessions). A NULL session is an SG_ERR_INVALID_ARGUMENT
- * (thread's message). */
-sg_status sg_enter(sg_call *c, sg_session *s, const char *entry);
-
-/* Ends an entry begun by sg_enter (whatever it returned): restores the
- * caller's device, unlocks; passes st on. */
-sg_status sg_leave(sg_call *c, sg_status st);
-
-/* Records "<entry>: <message>" as the detail (the session's, or the
- * thread's when s is NULL), logs it, and returns code. */
-sg_status sg_fail(sg_session *s, sg_status code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* The name of the entry running on this thread ("" outside any). */
-const char *sg_current_entry(void);
-
-/* Guards shared by entries: each returns SG_OK or fails with a message. */
-sg_status sg_require_device(sg_session *s);
-sg_status sg_require_not_capturing(sg_session *s);
-sg_status sg_require_open_registry(sg_session *s);
-/* For entries that wait for `stream`: not while capturing, a real stream
- * (not the legacy or per-thread handle), a device. */
-sg_status sg_require_sync_allowed(sg_session *s, sg_stream stream);
+/* Releases everything the session holds, graph executables first. The
+ * device is made current for the call and restored after. */
+void sg_session_free(sg_session *s);
 
 #endif

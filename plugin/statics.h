@@ -5,9 +5,7 @@
 
 #include <stdint.h>
 
-#include "stepgraph.h"
-
-typedef struct sg_session sg_session;
+#include "error.h"
 
 typedef struct sg_static_buffer {
   void *data;
@@ -15,12 +13,19 @@ typedef struct sg_static_buffer {
 } sg_static_buffer;
 
 typedef struct sg_statics {
+  sg_diag *diag;             /* the session's, for failures */
   sg_static_buffer *buffers; /* [capacity], the first `count` registered */
   uint32_t count;
   uint32_t capacity;
 } sg_statics;
 
-sg_status sg_statics_open(sg_statics *t, sg_session *s);
+sg_status sg_statics_open(sg_statics *t, sg_diag *diag, uint32_t capacity);
 void sg_statics_close(sg_statics *t);
+
+/* Validates descs[0..n) (each on its own, then against each other and the
+ * registered ones) and appends them all; on any error adds none. The caller
+ * has checked that n fits. */
+sg_status sg_statics_add(sg_statics *t, const sg_static_buffer_desc *descs,
+                         uint32_t n);
 
 #endif

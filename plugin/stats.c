@@ -1,23 +1,8 @@
 /* get_stats, graph_info, dump_graph. */
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-
 #include "args.h"
-#include "cuda_check.h"
+#include "dot.h"
 #include "entries.h"
-#include "session.h"
-
-/* cudaGraphDebugDotPrint's flags: kernel, copy and memset parameters and
- * allocation sizes, without the handles (they change every run). */
-#define DOT_FLAGS                                                   \
-  (cudaGraphDebugDotFlagsKernelNodeParams |                         \
-   cudaGraphDebugDotFlagsMemcpyNodeParams |                         \
-   cudaGraphDebugDotFlagsMemsetNodeParams |                         \
-   cudaGraphDebugDotFlagsHostNodeParams |                           \
-   cudaGraphDebugDotFlagsEventNodeParams |                          \
-   cudaGraphDebugDotFlagsKernelNodeAttributes |                     \
-   cudaGraphDebugDotFlagsConditionalNodeParams)
+#include "entry.h"
 
 sg_status sg_get_stats(sg_session *s, sg_stats *out) {
   sg_call c;
@@ -25,7 +10,8 @@ sg_status sg_get_stats(sg_session *s, sg_stats *out) {
   if (st == SG_OK) {
     sg_graphs_totals(&s->graphs, &s->stats.graphs, &s->stats.graph_nodes,
                      &s->stats.graph_alloc_bytes);
-    st = SG_WRITE(s, sg_stats, out, &s->stats, "out");
+    s->stats.evictions = s->graphs.evictions;
+    st = SG_WRITE(&s->diag, sg_stats, out, &s->stats, "out");
   }
   return sg_leave(&c, st);
 }
@@ -35,7 +21,7 @@ static sg_status require_graph(sg_session *s, uint64_t key, sg_graph **e) {
   if (*e != NULL) {
     return SG_OK;
   }
-  return sg_fail(s, SG_ERR_NOT_FOUND, "key %llu has no graph",
+  return sg_fail(&s->diag, SG_ERR_NOT_FOUND, "key %llu has no graph",
                  (unsigned long long)key);
 }
 
@@ -47,29 +33,21 @@ static sg_status write_info(sg_session *s, const sg_graph *e,
   info.alloc_bytes = e->alloc_bytes;
   info.replays = e->replays;
   info.eager_only = e->eager_only ? 1u : 0u;
-  return SG_WRITE(s, sg_graph_info, out, &info, "out");
+  return SG_WRITE(&s->diag, sg_graph_info, out, &info, "out");
 }
 
 static sg_status dot_print(sg_session *s, const sg_graph *e,
                            const char *path) {
   if (e->graph == NULL) {
-    return sg_fail(s, SG_ERR_NOT_FOUND,
+    return sg_fail(&s->diag, SG_ERR_NOT_FOUND,
                    "key %llu has no graph: it runs eagerly (%s)",
                    (unsigned long long)e->key, e->reason);
   }
-  /* Open it first: CUDA's failure says less than errno does. */
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    return sg_fail(s, SG_ERR_IO, "cannot write key %llu's graph to \"%s\": "
-                   "%s", (unsigned long long)e->key, path, strerror(errno));
-  }
-  fclose(f);
-  cudaError_t err = cudaGraphDebugDotPrint(e->graph, path, DOT_FLAGS);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return sg_fail(s, SG_ERR_IO, "cannot write key %llu's graph to \"%s\": "
-                   "%s (%s)", (unsigned long long)e->key, path,
-                   cudaGetErrorName(err), cudaGetErrorString(err));
+  char why[256];
+  if (!sg_dot_write(e->graph, path, why, sizeof why)) {
+    return sg_fail(&s->diag, SG_ERR_IO,
+                   "cannot write key %llu's graph to \"%s\": %s",
+                   (unsigned long long)e->key, path, why);
   }
   return SG_OK;
 }
@@ -79,7 +57,7 @@ sg_status sg_graph_info_get(sg_session *s, uint64_t key, sg_graph_info *out) {
   sg_graph *e = NULL;
   sg_status st = sg_enter(&c, s, "graph_info");
   if (st == SG_OK) {
-    st = SG_CHECK_OUT(s, sg_graph_info, out, "out");
+    st = SG_CHECK_OUT(&s->diag, sg_graph_info, out, "out");
   }
   if (st == SG_OK) {
     st = require_graph(s, key, &e);
@@ -95,7 +73,7 @@ sg_status sg_dump_graph(sg_session *s, uint64_t key, const char *path) {
   sg_graph *e = NULL;
   sg_status st = sg_enter(&c, s, "dump_graph");
   if (st == SG_OK && (path == NULL || path[0] == '\0')) {
-    st = sg_fail(s, SG_ERR_INVALID_ARGUMENT, "path is %s",
+    st = sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT, "path is %s",
                  path == NULL ? "NULL" : "empty");
   }
   if (st == SG_OK) {

@@ -1,5 +1,5 @@
 /* status_string: one static sentence per status code. */
-#include "session.h"
+#include "entries.h"
 
 static const char *const status_strings[SG_STATUS_COUNT] = {
     [SG_OK] = "success",

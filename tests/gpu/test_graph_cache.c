@@ -2,9 +2,12 @@
  * the executable in place (the next replay gives the new result), a changed
  * topology re-instantiates; several keys; static-input copies before the
  * launch (any number, size and alignment); eviction under graph_mem_budget; trim and invalidate; graphs
- * disabled by STEPGRAPH_DISABLE=1. */
+ * disabled by STEPGRAPH_DISABLE; STEPGRAPH_DUMP_DIR's DOT file per capture. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "gpu_common.h"
 
@@ -348,7 +351,7 @@ START_TEST(disabled_graphs_run_eagerly) {
   sg_capture_args ca = gt_capture_args(1, f.st, SG_CAPTURE_THREAD_LOCAL);
   GT_EXPECT(f.s, gt_api->capture_begin(f.s, &ca), SG_RUN_EAGERLY);
   ck_assert_ptr_nonnull(
-      strstr(sg_test_detail(gt_api, f.s), "STEPGRAPH_DISABLE=1"));
+      strstr(sg_test_detail(gt_api, f.s), "graphs are disabled (STEPGRAPH_DISABLE"));
   sg_replay_args ra = gt_replay_args(1, f.st);
   GT_EXPECT(f.s, gt_api->replay(f.s, &ra), SG_RUN_EAGERLY);
   GT_EXPECT(f.s, gt_api->capture_end(f.s, &ca), SG_ERR_INVALID_STATE);
@@ -357,6 +360,43 @@ START_TEST(disabled_graphs_run_eagerly) {
   ck_assert_uint_eq(st.captures, 0);
   ck_assert_uint_eq(st.graphs, 0);
   close_fixture(&f);
+}
+END_TEST
+
+/* Whether `path` exists and holds a DOT digraph. */
+static int is_dot_file(const char *path) {
+  FILE *f = fopen(path, "r");
+  char head[64] = {0};
+  if (f == NULL) {
+    return 0;
+  }
+  size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  return n > 0 && strstr(head, "digraph") != NULL;
+}
+
+START_TEST(dump_dir_gets_a_dot_file_per_capture) {
+  char dir[] = "/tmp/stepgraph-dump-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  setenv("STEPGRAPH_DUMP_DIR", dir, 1);
+  sg_session_config cfg = gt_config();
+  fixture f = open_fixture(&cfg);
+  unsetenv("STEPGRAPH_DUMP_DIR"); /* read when the session was created */
+  const int adds[] = {1, 2};
+  capture_ints(&f, 7, f.dev, 5, adds, 1);
+  capture_ints(&f, 7, f.dev, 5, adds, 2); /* a second capture of key 7 */
+  capture_ints(&f, 9, f.dev, 1, adds, 1);
+  char path[128];
+  const char *const names[] = {"7-1.dot", "7-2.dot", "9-1.dot"};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    ck_assert_msg(is_dot_file(path), "%s is missing or not DOT", path);
+    unlink(path);
+  }
+  snprintf(path, sizeof path, "%s/7-3.dot", dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  close_fixture(&f);
+  ck_assert_int_eq(rmdir(dir), 0); /* nothing else was written */
 }
 END_TEST
 
@@ -370,6 +410,7 @@ static Suite *make_suite(void) {
   tcase_add_test(t, many_static_sources_of_any_size_and_alignment);
   tcase_add_test(t, eviction_under_a_budget_then_trim_on_invalidate);
   tcase_add_test(t, disabled_graphs_run_eagerly);
+  tcase_add_test(t, dump_dir_gets_a_dot_file_per_capture);
   suite_add_tcase(suite, t);
   return suite;
 }

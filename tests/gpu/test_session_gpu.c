@@ -1,5 +1,6 @@
 /* The session contract on a real GPU: create/destroy, the caller's device
- * and capture mode left as they were, pre_capture's device checks, the RNG
+ * and capture mode left as they were, pre_capture's device checks (FP8
+ * parameters and static buffers), the RNG
  * checkpoint round trip and sync's timeout. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -97,6 +98,37 @@ START_TEST(pre_capture_finds_a_freed_parameter) {
 }
 END_TEST
 
+/* Static buffers are baked into graphs as well: one freed after
+ * registration, or host memory, is refused before capture. */
+START_TEST(pre_capture_finds_a_bad_static_buffer) {
+  sg_session *s = open_session();
+  cudaStream_t st = new_stream();
+  void *good = NULL, *freed = NULL;
+  SG_TEST_CUDA(cudaMalloc(&good, 256));
+  SG_TEST_CUDA(cudaMalloc(&freed, 256));
+  static char host[256];
+  sg_static_buffer_desc b[3] = {{sizeof b[0], good, 256},
+                                {sizeof b[0], freed, 256},
+                                {sizeof b[0], host, sizeof host}};
+  ck_assert_int_eq(api->register_static_buffers(s, b, 2, NULL), SG_OK);
+  ck_assert_int_eq(api->pre_capture(s, (sg_stream)st), SG_OK);
+  SG_TEST_CUDA(cudaFree(freed));
+  ck_assert_int_eq(api->pre_capture(s, (sg_stream)st), SG_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(
+      strstr(sg_test_detail(api, s), "registered static buffer 1's data"));
+  api->session_destroy(s);
+
+  s = open_session();
+  ck_assert_int_eq(api->register_static_buffers(s, &b[2], 1, NULL), SG_OK);
+  ck_assert_int_eq(api->pre_capture(s, (sg_stream)st), SG_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(
+      strstr(sg_test_detail(api, s), "registered static buffer 0's data"));
+  api->session_destroy(s);
+  SG_TEST_CUDA(cudaFree(good));
+  SG_TEST_CUDA(cudaStreamDestroy(st));
+}
+END_TEST
+
 START_TEST(rng_state_round_trips_through_a_checkpoint) {
   sg_session *s = open_session();
   cudaStream_t st = new_stream();
@@ -163,6 +195,7 @@ int main(void) {
   tcase_add_test(t, entries_leave_the_callers_device_and_capture_mode);
   tcase_add_test(t, pre_capture_refuses_a_capturing_stream);
   tcase_add_test(t, pre_capture_finds_a_freed_parameter);
+  tcase_add_test(t, pre_capture_finds_a_bad_static_buffer);
   tcase_add_test(t, rng_state_round_trips_through_a_checkpoint);
   tcase_add_test(t, sync_times_out_then_completes);
   tcase_add_test(t, sessions_are_created_and_destroyed_without_leaking_device_memory);
