@@ -57,7 +57,7 @@ extern "C" {
  * different major is refused; any minor of the same major is accepted (the
  * plugin reports its own minor, which says which entries and fields exist). */
 #define SG_ABI_MAJOR 1
-#define SG_ABI_MINOR 0
+#define SG_ABI_MINOR 1
 #define SG_ABI_VERSION ((uint32_t)((SG_ABI_MAJOR << 16) | SG_ABI_MINOR))
 #define SG_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define SG_ABI_VERSION_MINOR(v) ((uint32_t)(v) & 0xffffu)
@@ -98,8 +98,9 @@ enum sg_status_code {
   SG_ERR_CAPACITY = 10,        /* a table sized by the config is full */
   SG_ERR_CAPTURE_FAILED = 11,  /* capture_end: the capture was invalidated */
   SG_ERR_NOT_FOUND = 12,       /* no graph for this key */
-  SG_ERR_NCCL = 13,            /* an NCCL call failed or reported an error */
-  SG_ERR_TIMEOUT = 14,         /* sync: the wait ran past its timeout */
+  SG_ERR_NCCL = 13,            /* NCCL failed, was not found, or the session
+                                  is unusable after a communicator failure */
+  SG_ERR_TIMEOUT = 14,         /* sync, agreement: a wait ran past its bound */
   SG_ERR_IO = 15,              /* dump_graph: the file could not be written */
   SG_ERR_INTERNAL = 16         /* a bug in the plugin; please report */
 };
@@ -153,6 +154,22 @@ enum sg_refresh_mode {
   SG_REFRESH_CAST_TRANSPOSE = 2  /* W and Wt from M, whole parameter */
 };
 
+/* sg_refresh_args.flags (ABI 1.1; unknown bits refused). */
+enum sg_refresh_flag {
+  /* After the refresh, reduce the amax of the selected parameters across
+   * the session's communicator (MAX), in the same stream work: see
+   * post_optimizer_step. Needs a cast mode and a communicator. */
+  SG_REFRESH_REDUCE_AMAX = 1u << 0
+};
+
+/* sg_session_config.nccl_on_timeout (ABI 1.1): what the plugin does to the
+ * communicator when sync or the agreement after a capture times out, or
+ * finds an asynchronous NCCL error. */
+enum sg_nccl_timeout_action {
+  SG_NCCL_TIMEOUT_RETURN = 0, /* default: report it; the host decides */
+  SG_NCCL_TIMEOUT_ABORT = 1   /* call comm_abort, then report it */
+};
+
 /* sg_fp8_param_desc.group / sg_refresh_args.group: every group. */
 #define SG_ALL_GROUPS UINT32_MAX
 
@@ -195,17 +212,43 @@ typedef void (*sg_log_fn)(void *user, int32_t level, const char *message);
 /* Argument structs                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* The host's own NCCL entry points (the copy of NCCL its communicator came
- * from). The signatures are NCCL's, with its enums as int32_t and
- * ncclResult_t as the int32_t return. Reserved for multi-GPU sessions (a
- * later minor); ABI v1.0 refuses a config that sets nccl_comm. */
+/* The host's own NCCL entry points (ABI 1.1), for sessions with a
+ * communicator. A communicator works only with the copy of NCCL that
+ * created it, so a host should pass the table of that copy with nccl_comm;
+ * without one the plugin loads NCCL itself (sg_session_config.nccl).
+ *
+ * Each field must be the NCCL function named in its comment (or, in tests,
+ * a function that behaves like it). The signatures are NCCL's with its
+ * enums (ncclResult_t, ncclDataType_t, ncclRedOp_t) as int32_t and int as
+ * int32_t; a C host assigns NCCL's functions with a cast to these types.
+ * Every field is required (NULL, or beyond struct_size, is refused naming
+ * it): a table of ABI 1.0's size lacks the 1.1 fields and is refused.
+ * Borrowed for session_create, which checks it; the functions are then
+ * called until session_destroy returns, so the table and the library it
+ * points into are kept (valid, loaded) until then. The plugin calls them
+ * with the session's lock held, from the thread inside the plugin. */
 typedef struct sg_nccl_functions {
   size_t struct_size;
+  /* ncclAllReduce: the agreement after each capture (eagerly, on a plugin
+   * stream) and the refresh's amax reduction (on the host's stream,
+   * captured when that stream is capturing). */
   int32_t (*all_reduce)(const void *sendbuff, void *recvbuff, size_t count,
                         int32_t datatype, int32_t op, sg_nccl_comm comm,
                         sg_stream stream);
+  /* ncclCommGetAsyncError: polled by sync and by the agreement's wait. */
   int32_t (*comm_get_async_error)(sg_nccl_comm comm, int32_t *async_error);
+  /* ncclCommAbort: with SG_NCCL_TIMEOUT_ABORT only. */
   int32_t (*comm_abort)(sg_nccl_comm comm);
+  /* --- ABI 1.1 --- */
+  /* ncclGetVersion: versions older than 2.9.0 are refused. */
+  int32_t (*get_version)(int32_t *version);
+  /* ncclCommCount, ncclCommUserRank, ncclCommCuDevice: read once at
+   * session_create (the device must be config->device). */
+  int32_t (*comm_count)(sg_nccl_comm comm, int32_t *count);
+  int32_t (*comm_user_rank)(sg_nccl_comm comm, int32_t *rank);
+  int32_t (*comm_cu_device)(sg_nccl_comm comm, int32_t *device);
+  /* ncclGetErrorString: NCCL's text in detail messages (a static string). */
+  const char *(*get_error_string)(int32_t result);
 } sg_nccl_functions;
 
 /* session_create's configuration. Borrowed for the call (nothing in it is
@@ -226,8 +269,35 @@ typedef struct sg_session_config {
   uint64_t rng_seed;          /* Philox seed of the session's RNG */
   uint64_t graph_mem_budget;  /* bytes of graph allocation nodes kept over
                                  all keys; 0 = unlimited */
-  sg_nccl_comm nccl_comm;     /* must be NULL in ABI 1.0 (multi-GPU later) */
-  const sg_nccl_functions *nccl; /* must be NULL in ABI 1.0 */
+  /* The communicator of a multi-GPU session (ABI 1.1; 1.0 refused one),
+   * NULL for a single-GPU session. Kept until session_destroy, which
+   * releases every graph executable (and so every captured collective)
+   * before it returns: destroy the sessions first, then the communicator
+   * (NCCL 2.26+ blocks ncclCommDestroy while graphs holding its
+   * collectives exist). Its device must be config->device. With one,
+   * capture_end and the step driver end with an agreement among ranks,
+   * post_optimizer_step can reduce amax across ranks, and sync polls the
+   * communicator's asynchronous error (docs/MULTI_GPU.md). */
+  sg_nccl_comm nccl_comm;
+  /* The NCCL of nccl_comm (see sg_nccl_functions), kept until
+   * session_destroy; read only with a communicator. NULL: the plugin
+   * loads NCCL itself, trying in order dlopen("libnccl.so.2",
+   * RTLD_NOW | RTLD_NOLOAD) (the copy the process already loaded, such as
+   * PyTorch's), then the file STEPGRAPH_NCCL_LIBRARY names when that is
+   * set (and then nothing else), then "libnccl.so.2" from the loader's
+   * search path; it logs (info) which file and version it uses. NCCL
+   * older than 2.9.0, the first that captures collectives into CUDA
+   * graphs, is refused. No NCCL found: SG_ERR_NCCL naming every place
+   * tried. */
+  const sg_nccl_functions *nccl;
+  /* --- ABI 1.1 (read only with a communicator) --- */
+  /* Bound on the agreement's wait after each capture, in ms. 0 = 600000
+   * (10 minutes, PyTorch's default collective timeout): ranks may reach
+   * capture_end far apart when captures are long. */
+  uint32_t nccl_timeout_ms;
+  /* sg_nccl_timeout_action (0: SG_NCCL_TIMEOUT_RETURN); unknown values
+   * refused, with or without a communicator. */
+  uint32_t nccl_on_timeout;
 } sg_session_config;
 
 /* One FP8 parameter for register_fp8_params. All pointers are device
@@ -291,7 +361,7 @@ typedef struct sg_refresh_args {
   uint32_t group;            /* one group id, or SG_ALL_GROUPS */
   const int32_t *noop_flag;  /* device int32, read by the kernel; NULL, or
                                 nonzero => the launch does nothing */
-  uint32_t flags;            /* must be 0 */
+  uint32_t flags;            /* sg_refresh_flag bits (ABI 1.1); 0: none */
   uint32_t reserved0;        /* must be 0 */
 } sg_refresh_args;
 
@@ -414,7 +484,12 @@ typedef struct sg_api {
    * device's primary context current for the call, allocates the device
    * tables and RNG state). Without a usable GPU it fails with SG_ERR_CUDA
    * (or SG_ERR_INVALID_ARGUMENT for a bad ordinal), naming the CUDA error,
-   * and leaks nothing. *session_out: out, NULL on failure. Thread-safe. Not
+   * and leaks nothing. With config->nccl_comm (ABI 1.1) it also checks the
+   * NCCL table (or loads NCCL), the version, and reads the communicator's
+   * rank, size and device (also in validation-only sessions, which call
+   * only those host functions); failures are SG_ERR_NCCL naming the call
+   * and NCCL's text, or SG_ERR_INVALID_ARGUMENT / SG_ERR_STRUCT_SIZE naming
+   * the field. *session_out: out, NULL on failure. Thread-safe. Not
    * capture-safe (allocates). */
   sg_status (*session_create)(const sg_session_config *config,
                               sg_session **session_out);
@@ -423,7 +498,13 @@ typedef struct sg_api {
    * RNG state. NULL is a no-op. The host must not use the session during or
    * after the call; work already enqueued that uses its tables must have
    * completed or be ordered before (destroy synchronises the device only
-   * through freeing memory, as cudaFree does). */
+   * through freeing memory, as cudaFree does). Every graph executable is
+   * released before it returns, so that a multi-GPU host can then destroy
+   * its communicator: destroy sessions first, then communicators. A
+   * collective of the plugin still in flight (an agreement that timed out
+   * without SG_NCCL_TIMEOUT_ABORT) is waited for by that freeing: abort the
+   * communicator first when a peer is gone. Works on a session made
+   * unusable by a communicator failure. */
   void (*session_destroy)(sg_session *session);
 
   /* --- Registration (not capture-safe; before the first capture) --------- */
@@ -494,7 +575,23 @@ typedef struct sg_api {
    * capture: SG_ERR_CAPTURE_FAILED naming the CUDA error and its usual
    * cause; the partial graph and the key's old graph are destroyed, the
    * stream is usable, nothing leaks, the step's RNG reservations are rolled
-   * back, and the key becomes eager-only (until invalidate). */
+   * back, and the key becomes eager-only (until invalidate).
+   *
+   * With a communicator (ABI 1.1) capture_end then runs the agreement,
+   * before the graph can be replayed: this rank's outcome (capture and
+   * instantiation succeeded or not) goes into one all_reduce among all
+   * ranks, eagerly, on a plugin stream ordered after the work already on
+   * args->stream, waited for by polling it and comm_get_async_error for up
+   * to config.nccl_timeout_ms. When every rank succeeded: SG_OK. When any
+   * failed, every rank drops the key's graph and marks the key eager-only
+   * (until invalidate); a rank that failed returns SG_ERR_CAPTURE_FAILED
+   * (also when instantiation was the failure) with its cause, the others
+   * SG_RUN_EAGERLY, whose detail names the failed rank(s) and the key; all
+   * then run that step eagerly. The wait timing out: SG_ERR_TIMEOUT; an
+   * NCCL error: SG_ERR_NCCL; the key is eager-only in both cases. The
+   * contract: every rank captures the same keys in the same order (and
+   * invalidates alike), and the collectives a host captures have run
+   * eagerly once before (NCCL connects lazily). */
   sg_status (*capture_end)(sg_session *session, const sg_capture_args *args);
 
   /* Drops the key's graph and executable (the host reallocated memory it
@@ -529,7 +626,23 @@ typedef struct sg_api {
    * Cast modes require every selected parameter to have a master
    * (SG_ERR_INVALID_STATE otherwise); an unknown group is
    * SG_ERR_INVALID_ARGUMENT. With no parameters registered nothing is
-   * launched. */
+   * launched.
+   *
+   * SG_REFRESH_REDUCE_AMAX (ABI 1.1) then makes every selected parameter's
+   * amax the MAX over the ranks of the session's communicator, in the same
+   * stream work and with one collective for all of them: a kernel gathers
+   * their amax into a plugin buffer, one all_reduce of MAX over the amax
+   * bit patterns as uint32 (for the non-negative amax that orders like the
+   * values, and a NaN still wins as it does locally), a kernel scatters
+   * them back. It adds two small kernels and one all-reduce of 4 bytes per
+   * registered parameter in the span from the first to the last selected
+   * one. Capture-safe (the collective is captured with the stream). With a
+   * sharded optimizer (CAST over each rank's range) this is the amax of the
+   * whole parameter, as delayed scaling needs; every rank must make the
+   * same call. A noop_flag does not skip the reduction (a collective cannot
+   * be skipped on one rank): it then reduces the unchanged values. Needs a
+   * cast mode (SG_ERR_INVALID_ARGUMENT) and a communicator
+   * (SG_ERR_INVALID_STATE). */
   sg_status (*post_optimizer_step)(sg_session *session, sg_stream stream,
                                    const sg_refresh_args *args);
 
@@ -549,7 +662,12 @@ typedef struct sg_api {
    * and from then on, and logs the reason once. If fn fails while being
    * captured, the capture is discarded and fn's status returned.
    * args->outcome_out says what happened (written on SG_OK only);
-   * ctx->step_index counts the key's successful driver calls. */
+   * ctx->step_index counts the key's successful driver calls. With a
+   * communicator (ABI 1.1) the capture ends with capture_end's agreement:
+   * when another rank failed, this call runs fn eagerly (SG_STEP_EAGER) as
+   * after its own failure; if fn fails while being captured, this rank
+   * still takes part in the agreement, as a failure. SG_ERR_TIMEOUT and
+   * SG_ERR_NCCL from the agreement are returned (the step did not run). */
   sg_status (*step)(sg_session *session, sg_step_args *args);
 
   /* --- Graph-safe RNG -------------------------------------------------- */
@@ -593,13 +711,23 @@ typedef struct sg_api {
    * naming the system error when the file cannot be written. */
   sg_status (*dump_graph)(sg_session *session, uint64_t key, const char *path);
 
-  /* --- Multi-GPU (reserved) -------------------------------------------- */
+  /* --- Bounded waits ---------------------------------------------------- */
 
   /* Waits until the work enqueued on `stream` completes or timeout_ms
    * passes (SG_ERR_TIMEOUT; 0 polls once), by polling, so that a hung
-   * collective cannot block the host forever. (Multi-GPU sessions, a later
-   * minor, will also poll the communicator's async error, SG_ERR_NCCL, and
-   * abort it on timeout.) Not capture-safe. */
+   * collective cannot block the host forever. Not capture-safe.
+   * With a communicator (ABI 1.1) every poll also asks comm_get_async_error:
+   * an error returns SG_ERR_NCCL with NCCL's name and text for it. A
+   * timeout with config.nccl_on_timeout SG_NCCL_TIMEOUT_ABORT calls
+   * comm_abort, and an asynchronous error leaves the communicator
+   * unusable: in both cases (and after the agreement's) the session is
+   * unusable from then on, and every later entry that needs the device
+   * (register_*, pre_capture, capture_begin/end, replay, step,
+   * post_optimizer_step, rng_end_step, rng_get/set_state, sync) returns
+   * SG_ERR_NCCL naming that first failure; host-only entries (last_error,
+   * get_stats, graph_info, dump_graph, rng_reserve, rng_device_state,
+   * invalidate) still answer, and session_destroy works. A timeout with
+   * SG_NCCL_TIMEOUT_RETURN changes nothing: sync may be called again. */
   sg_status (*sync)(sg_session *session, sg_stream stream,
                     uint32_t timeout_ms);
 } sg_api;

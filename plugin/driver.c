@@ -42,13 +42,19 @@ static sg_status capture_step(sg_session *s, const sg_step_args *in,
   sg_status fn_st = run_fn(s, in, e, SG_PHASE_CAPTURE);
   if (fn_st != SG_OK) {
     bool invalidated = false;
-    sg_engine_abandon(s, &invalidated);
+    st = sg_engine_abandon(s, &invalidated);
     /* An invalidated capture explains the callback's error: fall back. */
-    return invalidated ? eager_step(s, in, e, outcome) : fn_st;
+    return st != SG_OK     ? st
+           : invalidated ? eager_step(s, in, e, outcome)
+                         : fn_st;
   }
   st = sg_engine_end(s);
   if (st == SG_ERR_CAPTURE_FAILED) {
     return eager_step(s, in, e, outcome);
+  }
+  if (st == SG_RUN_EAGERLY) { /* another rank failed; counted and logged */
+    *outcome = SG_STEP_EAGER;
+    return run_fn(s, in, e, SG_PHASE_EAGER);
   }
   if (st == SG_OK) {
     st = sg_engine_launch(s, e, in->stream, NULL, 0);

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "agreement.h"
 #include "clock.h"
 #include "cuda_check.h"
 #include "dot.h"
@@ -269,19 +270,62 @@ static sg_status install(sg_session *s, sg_graph *e, cudaGraph_t graph) {
   return SG_OK;
 }
 
-sg_status sg_engine_end(sg_session *s) {
-  sg_graph *e = s->graphs.capturing;
-  cudaGraph_t graph = NULL;
-  cudaError_t err = close_capture(s, &graph);
-  return err != cudaSuccess || graph == NULL ? capture_failed(s, e, graph, err)
-                                             : install(s, e, graph);
+/* STEPGRAPH_TEST_FAIL_CAPTURE_RANK names this rank: a good capture is
+ * thrown away as if it had failed, for the multi-GPU tests. */
+static sg_status forced_failure(sg_session *s, sg_graph *e, cudaGraph_t graph) {
+  discard_capture(s, graph);
+  s->stats.capture_failures++;
+  sg_graph_make_eager(e,
+                      "capture of key %llu was made to fail on rank %d by "
+                      "STEPGRAPH_TEST_FAIL_CAPTURE_RANK (a test switch)",
+                      (unsigned long long)e->key, (int)s->comm.rank);
+  e->eager_logged = true;
+  return sg_fail(&s->diag, SG_ERR_CAPTURE_FAILED, "%s", e->reason);
 }
 
-void sg_engine_abandon(sg_session *s, bool *invalidated_out) {
+sg_status sg_engine_end(sg_session *s) {
   sg_graph *e = s->graphs.capturing;
+  const cudaStream_t stream = (cudaStream_t)s->graphs.capturing_stream;
+  cudaGraph_t graph = NULL;
+  cudaError_t err = close_capture(s, &graph);
+  sg_status st;
+  if (err != cudaSuccess || graph == NULL) {
+    st = capture_failed(s, e, graph, err);
+  } else if (s->comm.forced_failure) {
+    st = forced_failure(s, e, graph);
+  } else {
+    st = install(s, e, graph);
+  }
+  st = sg_agreement_settle(s, e, stream, st);
+  return st == SG_RUN_EAGERLY ? sg_engine_answer_eager(s, e) : st;
+}
+
+/* With a communicator the ranks must stay in step: an abandoned capture
+ * makes the key eager-only here as the agreement makes it on the others. */
+static sg_status abandon_agreement(sg_session *s, sg_graph *e,
+                                   cudaStream_t stream) {
+  if (!sg_comm_active(&s->comm)) {
+    return SG_OK;
+  }
+  if (!e->eager_only) {
+    sg_graph_make_eager(e,
+                        "the step callback failed while key %llu was being "
+                        "captured",
+                        (unsigned long long)e->key);
+    e->eager_logged = true;
+  }
+  char cause[SG_ERROR_CAPACITY];
+  snprintf(cause, sizeof cause, "%s", e->reason);
+  sg_error_set(&s->diag, cause);
+  sg_status st = sg_agreement_settle(s, e, stream, SG_ERR_CAPTURE_FAILED);
+  return st == SG_ERR_CAPTURE_FAILED ? SG_OK : st;
+}
+
+sg_status sg_engine_abandon(sg_session *s, bool *invalidated_out) {
+  sg_graph *e = s->graphs.capturing;
+  const cudaStream_t stream = (cudaStream_t)s->graphs.capturing_stream;
   enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  (void)cudaStreamIsCapturing((cudaStream_t)s->graphs.capturing_stream,
-                              &status);
+  (void)cudaStreamIsCapturing(stream, &status);
   cudaGraph_t graph = NULL;
   cudaError_t err = close_capture(s, &graph);
   discard_capture(s, graph);
@@ -299,6 +343,7 @@ void sg_engine_abandon(sg_session *s, bool *invalidated_out) {
     e->eager_logged = true;
     sg_log(&s->diag.log, SG_LOG_ERROR, "step: %s", e->reason);
   }
+  return abandon_agreement(s, e, stream);
 }
 
 

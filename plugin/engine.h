@@ -22,13 +22,18 @@ sg_status sg_engine_begin(sg_session *s, uint64_t key, sg_stream stream,
                           uint32_t mode, sg_graph **entry_out);
 
 /* Ends the capture in progress and instantiates or updates its graph; on a
- * failed capture, SG_ERR_CAPTURE_FAILED and the key becomes eager-only. */
+ * failed capture, SG_ERR_CAPTURE_FAILED and the key becomes eager-only.
+ * With a communicator it ends with the agreement (agreement.h): when only
+ * other ranks failed it answers SG_RUN_EAGERLY for the key. */
 sg_status sg_engine_end(sg_session *s);
 
 /* Ends the capture in progress and throws it away (the step callback gave
  * up). *invalidated_out: whether CUDA had already invalidated it; then the
- * key is eager-only, as after a failed capture_end. */
-void sg_engine_abandon(sg_session *s, bool *invalidated_out);
+ * key is eager-only, as after a failed capture_end. With a communicator
+ * the key becomes eager-only in every case and this rank takes part in
+ * the agreement as a failure: SG_OK once the ranks agreed, else the
+ * agreement's SG_ERR_TIMEOUT or SG_ERR_NCCL. */
+sg_status sg_engine_abandon(sg_session *s, bool *invalidated_out);
 
 /* One launch of the entry's executable on `stream`, after the static-source
  * copies (sources may be NULL when count is 0). */

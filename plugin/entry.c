@@ -39,7 +39,7 @@ sg_status sg_leave(sg_call *c, sg_status st) {
 
 sg_status sg_require_device(sg_session *s) {
   if (!s->validation_only) {
-    return SG_OK;
+    return sg_comm_require_usable(&s->comm);
   }
   return sg_fail(&s->diag, SG_ERR_NO_DEVICE,
                  "needs a GPU, and the session was created with "
@@ -58,6 +58,9 @@ sg_status sg_require_not_capturing(sg_session *s) {
 
 sg_status sg_require_open_registry(sg_session *s) {
   sg_status st = sg_require_not_capturing(s);
+  if (st == SG_OK) {
+    st = sg_comm_require_usable(&s->comm);
+  }
   if (st == SG_OK && s->frozen) {
     st = sg_fail(&s->diag, SG_ERR_INVALID_STATE,
                  "registration is closed once the session's first capture "

@@ -30,7 +30,9 @@ void sg_enter_unlocked(sg_call *c, const char *entry);
  * caller's device, unlocks; passes st on. */
 sg_status sg_leave(sg_call *c, sg_status st);
 
-/* Guards shared by entries: each returns SG_OK or fails with a message. */
+/* Guards shared by entries: each returns SG_OK or fails with a message.
+ * sg_require_device: a GPU session that a communicator failure has not
+ * made unusable (comm.h); registration checks the latter too. */
 sg_status sg_require_device(sg_session *s);
 sg_status sg_require_not_capturing(sg_session *s);
 sg_status sg_require_open_registry(sg_session *s);

@@ -100,6 +100,9 @@ sg_status sg_pre_capture(sg_session *s, sg_stream stream) {
   if (st == SG_OK) {
     st = sg_check_stream_arg(&s->diag, stream, "stream");
   }
+  if (st == SG_OK) {
+    st = sg_comm_require_usable(&s->comm);
+  }
   if (st == SG_OK && !s->validation_only) {
     st = prepare_device(s, stream);
   }

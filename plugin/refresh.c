@@ -1,9 +1,28 @@
-/* post_optimizer_step: the FP8 refresh hook, one kernel launch. */
+/* post_optimizer_step: the FP8 refresh hook, one kernel launch (and with
+ * SG_REFRESH_REDUCE_AMAX the cross-rank amax reduction after it). */
 #include "args.h"
 #include "cuda_check.h"
 #include "entries.h"
 #include "entry.h"
 #include "nvtx.h"
+
+#define KNOWN_FLAGS SG_REFRESH_REDUCE_AMAX
+
+/* SG_REFRESH_REDUCE_AMAX: amax exists only in the cast modes, and the
+ * reduction needs ranks to reduce over. */
+static sg_status check_reduce(sg_session *s, const sg_refresh_args *in) {
+  if (in->mode == SG_REFRESH_TRANSPOSE) {
+    return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
+                   "args->flags has SG_REFRESH_REDUCE_AMAX but args->mode is "
+                   "TRANSPOSE, which computes no amax");
+  }
+  if (!sg_comm_active(&s->comm)) {
+    return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
+                   "args->flags has SG_REFRESH_REDUCE_AMAX but the session "
+                   "has no communicator (config->nccl_comm)");
+  }
+  return SG_OK;
+}
 
 static sg_status check_refresh_args(sg_session *s, const sg_refresh_args *in) {
   if (in->mode > SG_REFRESH_CAST_TRANSPOSE) {
@@ -11,24 +30,38 @@ static sg_status check_refresh_args(sg_session *s, const sg_refresh_args *in) {
                    "args->mode is %u (known: TRANSPOSE, CAST, CAST_TRANSPOSE)",
                    (unsigned)in->mode);
   }
-  if (in->flags != 0 || in->reserved0 != 0) {
+  if ((in->flags & ~(uint32_t)KNOWN_FLAGS) != 0 || in->reserved0 != 0) {
     return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
-                   "args->flags/reserved0 are 0x%x/0x%x, must be 0",
+                   "args->flags/reserved0 are 0x%x/0x%x: unknown flag bits "
+                   "(known: SG_REFRESH_REDUCE_AMAX 0x1) or reserved0 not 0",
                    (unsigned)in->flags, (unsigned)in->reserved0);
+  }
+  if ((in->flags & SG_REFRESH_REDUCE_AMAX) != 0) {
+    return check_reduce(s, in);
   }
   return SG_OK;
 }
 
+/* The registration-order span [first, first + span) of the selected
+ * parameters: what the amax reduction covers. */
+typedef struct selection {
+  uint32_t first, span;
+} selection;
+
 /* The selected parameters exist and, for the cast modes, have masters:
  * host metadata only, so this stays capture-safe. */
-static sg_status check_selection(sg_session *s, const sg_refresh_args *in) {
+static sg_status check_selection(sg_session *s, const sg_refresh_args *in,
+                                 selection *sel) {
   uint32_t selected = 0;
   for (uint32_t i = 0; i < s->fp8.count; i++) {
     const sg_k_param *p = &s->fp8.params[i];
     if (in->group != SG_ALL_GROUPS && p->group != in->group) {
       continue;
     }
-    selected++;
+    if (selected++ == 0) {
+      sel->first = i;
+    }
+    sel->span = i + 1 - sel->first;
     if (in->mode != SG_REFRESH_TRANSPOSE && p->master == NULL) {
       return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
                      "registered param %u has no master, so it cannot be "
@@ -64,11 +97,24 @@ static sg_status launch(sg_session *s, sg_stream stream,
   return st;
 }
 
+/* SG_REFRESH_REDUCE_AMAX: one collective for the whole selection, after
+ * the refresh in stream order. */
+static sg_status reduce_amax(sg_session *s, sg_stream stream,
+                             const sg_refresh_args *in, const selection *sel) {
+  if ((in->flags & SG_REFRESH_REDUCE_AMAX) == 0) {
+    return SG_OK;
+  }
+  return sg_comm_reduce_amax(&s->comm, s->fp8.device_table, s->fp8.count,
+                             in->group, sel->first, sel->span,
+                             (cudaStream_t)stream);
+}
+
 sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
                                  const sg_refresh_args *args) {
   SG_NVTX_RANGE("refresh");
   sg_call c;
   sg_refresh_args in;
+  selection sel = {0, 0};
   sg_status st = sg_enter(&c, s, "post_optimizer_step");
   if (st == SG_OK) {
     st = SG_READ(&s->diag, sg_refresh_args, args, &in, "args");
@@ -77,13 +123,16 @@ sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
     st = check_refresh_args(s, &in);
   }
   if (st == SG_OK) {
-    st = check_selection(s, &in);
+    st = check_selection(s, &in, &sel);
   }
   if (st == SG_OK) {
     st = sg_require_device(s);
   }
   if (st == SG_OK && s->fp8.count > 0) {
     st = launch(s, stream, &in);
+  }
+  if (st == SG_OK && s->fp8.count > 0) {
+    st = reduce_amax(s, stream, &in, &sel);
   }
   return sg_leave(&c, st);
 }

@@ -57,10 +57,11 @@ static sg_status check_config(sg_session_config *cfg) {
                    "config->reserved0 is %u, must be 0",
                    (unsigned)cfg->reserved0);
   }
-  if (cfg->nccl_comm != NULL || cfg->nccl != NULL) {
-    return sg_fail(NULL, SG_ERR_NOT_SUPPORTED,
-                   "config->nccl_comm/nccl: multi-GPU sessions are not "
-                   "supported by ABI 1.0 yet; leave them NULL");
+  if (cfg->nccl_on_timeout > SG_NCCL_TIMEOUT_ABORT) {
+    return sg_fail(NULL, SG_ERR_INVALID_ARGUMENT,
+                   "config->nccl_on_timeout is %u (known: 0 "
+                   "SG_NCCL_TIMEOUT_RETURN, 1 SG_NCCL_TIMEOUT_ABORT)",
+                   (unsigned)cfg->nccl_on_timeout);
   }
   sg_status st = check_capacity(&cfg->param_capacity, DEFAULT_PARAM_CAPACITY,
                                 MAX_PARAM_CAPACITY, "param_capacity");
@@ -153,12 +154,18 @@ static sg_status open_parts(sg_session *s) {
     st = sg_graphs_open(&s->graphs, &s->diag, s->device,
                         s->config.graph_mem_budget);
   }
+  if (st == SG_OK) {
+    st = sg_comm_open(&s->comm, &s->diag, &s->config, s->device, dev,
+                      s->config.param_capacity);
+  }
   return st;
 }
 
-/* Releases in dependency order: graph execs before anything they use. */
+/* Releases in dependency order: graph execs before anything they use (the
+ * communicator's buffers too: a graph may hold the amax reduction). */
 static void close_parts(sg_session *s) {
   sg_graphs_close(&s->graphs);
+  sg_comm_close(&s->comm);
   sg_rng_close(&s->rng);
   sg_statics_close(&s->statics);
   sg_registry_close(&s->fp8);

@@ -1,6 +1,6 @@
 /* The session: the state every entry works on, and its construction.
  * Each part keeps its own state in its own file (registry.h, statics.h,
- * rng.h, graphs.h) and reports through the session's sg_diag; the entry
+ * rng.h, graphs.h, comm.h) and reports through the session's sg_diag; the entry
  * protocol (entry.h) locks the session and makes its device current. */
 #ifndef SG_SESSION_H
 #define SG_SESSION_H
@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "comm.h"
 #include "error.h"
 #include "graphs.h"
 #include "registry.h"
@@ -40,6 +41,7 @@ struct sg_session {
   sg_statics statics;
   sg_rng rng;
   sg_graphs graphs;
+  sg_comm comm; /* multi-GPU sessions only (ABI 1.1) */
   sg_stats stats;
 };
 

@@ -1,33 +1,47 @@
-/* sync: a bounded wait for a stream (NCCL error polling joins it with
- * multi-GPU sessions). */
-#include <time.h>
+/* sync: a bounded wait for a stream that, with a communicator, also polls
+ * its asynchronous error and aborts it on a timeout when asked to. */
+#include <stdio.h>
 
 #include "args.h"
-#include "clock.h"
 #include "cuda_check.h"
 #include "entries.h"
 #include "entry.h"
+#include "poll.h"
 
-/* Polls instead of cudaStreamSynchronize so that the wait can end; the
- * sleep grows from 10 us to 1 ms to keep latency low for short waits. */
+typedef struct stream_wait {
+  sg_session *s;
+  cudaStream_t stream;
+} stream_wait;
+
+/* cudaStreamQuery, not cudaStreamSynchronize, so that the wait can end;
+ * between queries a communicator's error would otherwise go unseen while
+ * its collective hangs. */
+static sg_status poll_stream(void *ctx, bool *done) {
+  stream_wait *w = ctx;
+  cudaError_t err = cudaStreamQuery(w->stream);
+  sg_status st = sg_comm_active(&w->s->comm)
+                     ? sg_comm_check_async(&w->s->comm)
+                     : SG_OK;
+  if (st != SG_OK || err == cudaErrorNotReady) {
+    return st;
+  }
+  *done = true;
+  return SG_CUDA(&w->s->diag, err);
+}
+
 static sg_status wait_stream(sg_session *s, sg_stream stream,
                              uint32_t timeout_ms) {
-  const double deadline = sg_now_ms() + timeout_ms;
-  long sleep_ns = 10000;
-  for (;;) {
-    cudaError_t err = cudaStreamQuery(stream);
-    if (err != cudaErrorNotReady) {
-      return SG_CUDA(&s->diag, err);
-    }
-    if (sg_now_ms() >= deadline) {
-      return sg_fail(&s->diag, SG_ERR_TIMEOUT,
-                     "stream %p still busy after %u ms", (void *)stream,
-                     timeout_ms);
-    }
-    struct timespec pause = {0, sleep_ns};
-    nanosleep(&pause, NULL);
-    sleep_ns = sleep_ns < 1000000 ? sleep_ns * 2 : sleep_ns;
+  stream_wait w = {s, (cudaStream_t)stream};
+  sg_status st = sg_poll_until(poll_stream, &w, timeout_ms);
+  if (st != SG_ERR_TIMEOUT) {
+    return st;
   }
+  char what[160];
+  snprintf(what, sizeof what, "stream %p still busy after %u ms",
+           (void *)stream, timeout_ms);
+  return sg_comm_active(&s->comm) ? sg_comm_timed_out(&s->comm, what)
+                                  : sg_fail(&s->diag, SG_ERR_TIMEOUT, "%s",
+                                            what);
 }
 
 sg_status sg_sync(sg_session *s, sg_stream stream, uint32_t timeout_ms) {

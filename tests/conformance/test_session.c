@@ -24,9 +24,6 @@ static void bad_level(sg_session_config *c) { c->log_level = -2; }
 static void bad_reserved(sg_session_config *c) { c->reserved0 = 1; }
 static void huge_params(sg_session_config *c) { c->param_capacity = UINT32_MAX; }
 static void huge_statics(sg_session_config *c) { c->static_capacity = UINT32_MAX; }
-static void with_comm(sg_session_config *c) {
-  c->nccl_comm = (sg_nccl_comm)(uintptr_t)0x100;
-}
 
 static const struct {
   void (*edit)(sg_session_config *c);
@@ -40,7 +37,6 @@ static const struct {
     {bad_reserved, SG_ERR_INVALID_ARGUMENT, "config->reserved0"},
     {huge_params, SG_ERR_INVALID_ARGUMENT, "config->param_capacity"},
     {huge_statics, SG_ERR_INVALID_ARGUMENT, "config->static_capacity"},
-    {with_comm, SG_ERR_NOT_SUPPORTED, "multi-GPU"},
 };
 
 START_TEST(bad_config_is_refused_by_field) {
