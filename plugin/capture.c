@@ -45,6 +45,9 @@ sg_status sg_capture_begin(sg_session *s, const sg_capture_args *args) {
   if (st == SG_OK) {
     st = read_capture_args(s, args, &in);
   }
+  if (st == SG_OK) { /* before the state: it explains every later refusal */
+    st = sg_comm_require_usable(&s->comm);
+  }
   if (st == SG_OK) {
     st = require_ready(s);
   }

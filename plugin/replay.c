@@ -38,6 +38,9 @@ sg_status sg_replay(sg_session *s, const sg_replay_args *args) {
   if (st == SG_OK) {
     st = sg_require_not_capturing(s);
   }
+  if (st == SG_OK) { /* before the key: it explains every later refusal */
+    st = sg_comm_require_usable(&s->comm);
+  }
   if (st == SG_OK && (e = sg_graphs_find(&s->graphs, in.key)) == NULL) {
     st = sg_fail(&s->diag, SG_ERR_INVALID_STATE,
                  "key %llu has not been captured (or its graph was evicted "
