@@ -16,9 +16,9 @@ typedef struct ceiling {
 
 /* A fresh trainer run in `mode`; the trainer is gone afterwards, so that
  * the next run's memory is measured on its own. */
-static void run_mode(const tr_plugin *p, const tr_options *o, tr_mode mode,
-                     tr_run_result *r) {
-  const tr_config cfg = tr_config_for(o, mode);
+static void run_mode(const tr_plugin *p, const tr_options *o,
+                     const tr_dist *dist, tr_mode mode, tr_run_result *r) {
+  const tr_config cfg = tr_config_for(o, mode, dist);
   tr_trainer t;
   tr_trainer_create(&t, p, &cfg);
   tr_run(&t, mode, o, r);
@@ -107,13 +107,13 @@ static void print_bench(const tr_options *o, const tr_run_result *e,
          e->mem_eager, g->mem_graph, identical);
 }
 
-int tr_bench(const tr_plugin *p, const tr_options *o) {
+int tr_bench(const tr_plugin *p, const tr_options *o, const tr_dist *dist) {
   printf("fp8_trainer --bench: %u layers, hidden %u, batch %u, %u steps "
          "(%u warm-up)\n",
          o->layers, o->hidden, o->batch, o->steps, o->warmup);
   tr_run_result e, g;
-  run_mode(p, o, TR_MODE_EAGER, &e);
-  run_mode(p, o, TR_MODE_GRAPH, &g);
+  run_mode(p, o, dist, TR_MODE_EAGER, &e);
+  run_mode(p, o, dist, TR_MODE_GRAPH, &g);
   if (g.graph_nodes == 0) {
     fprintf(stderr, "fp8_trainer: no graph was captured: %s\n", g.fallback);
     return TR_EXIT_FAILURE;

@@ -5,9 +5,12 @@
 #ifndef TR_BENCH_H
 #define TR_BENCH_H
 
+#include "dist.h"
 #include "options.h"
 #include "plugin_host.h"
 
-int tr_bench(const tr_plugin *p, const tr_options *o);
+/* dist: this rank's (the configuration runs with its collectives), or
+ * NULL. */
+int tr_bench(const tr_plugin *p, const tr_options *o, const tr_dist *dist);
 
 #endif

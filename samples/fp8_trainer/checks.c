@@ -42,3 +42,32 @@ void tr_check_sg(const sg_api *api, sg_session *s, sg_status st,
     tr_die(file, line, call, api->status_string(st), detail);
   }
 }
+
+/* FP8 tensor-core GEMMs need compute capability 8.9 (Ada) or newer. */
+bool tr_gpu_usable(int device) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    fprintf(stderr,
+            "fp8_trainer: no usable GPU (%s): the trainer needs an NVIDIA GPU "
+            "with FP8 tensor cores and driver >= 580\n",
+            err != cudaSuccess ? cudaGetErrorName(err) : "0 devices");
+    return false;
+  }
+  if (device >= count) {
+    fprintf(stderr, "fp8_trainer: no GPU %d: the machine has %d\n", device,
+            count);
+    return false;
+  }
+  struct cudaDeviceProp prop;
+  CK_CUDA(cudaGetDeviceProperties(&prop, device));
+  if (prop.major * 10 + prop.minor < 89) {
+    fprintf(stderr,
+            "fp8_trainer: GPU %d (%s, sm_%d%d) has no FP8 tensor cores; "
+            "cuBLASLt's FP8 GEMMs need sm_89 or newer\n",
+            device, prop.name, prop.major, prop.minor);
+    return false;
+  }
+  printf("GPU %d: %s, %d SMs\n", device, prop.name, prop.multiProcessorCount);
+  return true;
+}

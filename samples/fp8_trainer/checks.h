@@ -7,6 +7,7 @@
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "stepgraph.h"
@@ -36,6 +37,10 @@ void tr_check_sg(const sg_api *api, sg_session *s, sg_status st,
  * exit: host buffers the trainer cannot run without. */
 void *tr_calloc(size_t n, size_t size, const char *what, const char *file,
                 int line);
+
+/* Whether GPU `device` exists and has FP8 tensor cores (printing it), or
+ * why not (stderr). */
+bool tr_gpu_usable(int device);
 
 #define CK_CUDA(call) tr_check_cuda((call), #call, __FILE__, __LINE__)
 #define CK_BLAS(call) tr_check_blas((call), #call, __FILE__, __LINE__)

@@ -10,43 +10,33 @@
 #include <string.h>
 
 #include "bench.h"
+#include "dist_step.h"
 #include "checks.h"
 #include "options.h"
 #include "plugin_host.h"
+#include "ranks.h"
 #include "report.h"
 #include "run.h"
 #include "trainer.h"
 
-/* FP8 tensor-core GEMMs need compute capability 8.9 (Ada) or newer. */
-static bool gpu_usable(void) {
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    fprintf(stderr,
-            "fp8_trainer: no usable GPU (%s): the trainer needs an NVIDIA GPU "
-            "with FP8 tensor cores and driver >= 580\n",
-            err != cudaSuccess ? cudaGetErrorName(err) : "0 devices");
-    return false;
+/* A dump's file: with ranks, each rank writes "<path>.rank<r>". */
+static const char *dump_path(const char *path, const tr_dist *dist,
+                             char *buf, size_t cap) {
+  if (dist == NULL) {
+    return path;
   }
-  struct cudaDeviceProp prop;
-  CK_CUDA(cudaGetDeviceProperties(&prop, 0));
-  if (prop.major * 10 + prop.minor < 89) {
-    fprintf(stderr,
-            "fp8_trainer: GPU 0 (%s, sm_%d%d) has no FP8 tensor cores; "
-            "cuBLASLt's FP8 GEMMs need sm_89 or newer\n",
-            prop.name, prop.major, prop.minor);
-    return false;
-  }
-  printf("GPU 0: %s, %d SMs\n", prop.name, prop.multiProcessorCount);
-  return true;
+  snprintf(buf, cap, "%s.rank%u", path, dist->rank);
+  return buf;
 }
 
-static int train(const tr_plugin *p, const tr_options *o) {
+static int train(const tr_plugin *p, const tr_options *o,
+                 const tr_dist *dist) {
   printf("fp8_trainer: mode %s, %u layers, hidden %u, batch %u, %u steps, "
          "seed %llu, plugin %s\n",
          tr_mode_name(o->mode), o->layers, o->hidden, o->batch, o->steps,
          (unsigned long long)o->seed, p->path);
-  const tr_config cfg = tr_config_for(o, o->mode);
+  const tr_config cfg = tr_config_for(o, o->mode, dist);
+  char path[4200];
   tr_trainer t;
   tr_trainer_create(&t, p, &cfg);
   tr_run_result r;
@@ -54,15 +44,23 @@ static int train(const tr_plugin *p, const tr_options *o) {
   tr_print_losses(&r, o->print_every);
   const bool pass = tr_print_table(&r);
   if (o->dump_losses != NULL) {
-    tr_dump_losses(o->dump_losses, &r);
+    tr_dump_losses(dump_path(o->dump_losses, dist, path, sizeof path), &r);
   }
   if (o->dump_weights != NULL) {
-    tr_dump_weights(o->dump_weights, &t);
+    if (dist != NULL) {
+      tr_dist_gather_masters(&t);
+    }
+    tr_dump_weights(dump_path(o->dump_weights, dist, path, sizeof path), &t);
   }
   tr_run_free(&r);
   tr_trainer_destroy(&t);
   /* Stale mode exists to show the failure: its failed check is expected. */
   return pass || o->mode == TR_MODE_STALE ? 0 : TR_EXIT_LOSS;
+}
+
+/* One process's run, alone or as one rank. */
+static int run(const tr_plugin *p, const tr_options *o, const tr_dist *dist) {
+  return o->bench ? tr_bench(p, o, dist) : train(p, o, dist);
 }
 
 int main(int argc, char **argv) {
@@ -74,8 +72,11 @@ int main(int argc, char **argv) {
   if (!tr_plugin_load(&p, o.plugin)) {
     return TR_EXIT_FAILURE;
   }
-  if (!gpu_usable()) {
+  if (tr_ranks_requested(&o)) {
+    return tr_ranks_run(&p, &o, run); /* each rank checks its own GPU */
+  }
+  if (!tr_gpu_usable(0)) {
     return TR_EXIT_NO_GPU;
   }
-  return o.bench ? tr_bench(&p, &o) : train(&p, &o);
+  return run(&p, &o, NULL);
 }

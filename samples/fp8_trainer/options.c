@@ -18,6 +18,8 @@
 #define TR_DEFAULT_HIDDEN 256u
 #define TR_DEFAULT_BATCH 128u
 #define TR_DEFAULT_SEED 1u
+#define TR_DEFAULT_BUCKETS 4u
+#define TR_MAX_RANKS 64u
 /* cuBLASLt's FP8 GEMMs want every dimension a multiple of 16. */
 #define TR_DIM_MULTIPLE 16u
 
@@ -41,10 +43,18 @@ static void usage(FILE *to) {
     "  --dump-losses F    write every step's loss (float32, raw) to F\n"
     "  --dump-weights F   write the final FP32 master weights (raw) to F\n"
     "  --bench            eager and graph runs plus the empty-kernel ceiling\n"
+    "  --ranks N          N data-parallel processes, one GPU each (NCCL);\n"
+    "                     without it, RANK, WORLD_SIZE and LOCAL_RANK in the\n"
+    "                     environment make this process one rank of a job\n"
+    "  --rendezvous F     with RANK/WORLD_SIZE: the file (on a path every\n"
+    "                     rank sees) where rank 0 leaves NCCL's unique id\n"
+    "  --shard-optimizer  each rank owns 1/N of every master weight\n"
+    "  --buckets K        parameter groups of the W all-gather (default %u)\n"
     "exit status: 0 ok, 1 a call failed, 2 no usable GPU, 3 loss check\n"
     "failed, 64 bad command line\n",
     TR_DEFAULT_STEPS, TR_DEFAULT_WARMUP, TR_DEFAULT_PRINT_EVERY,
-    TR_DEFAULT_LAYERS, TR_DEFAULT_HIDDEN, TR_DEFAULT_BATCH, TR_DEFAULT_SEED);
+    TR_DEFAULT_LAYERS, TR_DEFAULT_HIDDEN, TR_DEFAULT_BATCH, TR_DEFAULT_SEED,
+    TR_DEFAULT_BUCKETS);
 }
 
 /* Says what was wrong, then how to call the program. */
@@ -108,7 +118,8 @@ static bool parse_dim(const char *name, const char *text, uint32_t hi,
 }
 
 enum { OPT_WARMUP = 256, OPT_PRINT, OPT_LAYERS, OPT_HIDDEN, OPT_BATCH,
-       OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP };
+       OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP,
+       OPT_RANKS, OPT_RENDEZVOUS, OPT_SHARD, OPT_BUCKETS };
 
 static const struct option long_options[] = {
   {"mode", required_argument, NULL, 'm'},
@@ -124,6 +135,10 @@ static const struct option long_options[] = {
   {"dump-weights", required_argument, NULL, OPT_WEIGHTS},
   {"bench", no_argument, NULL, OPT_BENCH},
   {"help", no_argument, NULL, OPT_HELP},
+  {"ranks", required_argument, NULL, OPT_RANKS},
+  {"rendezvous", required_argument, NULL, OPT_RENDEZVOUS},
+  {"shard-optimizer", no_argument, NULL, OPT_SHARD},
+  {"buckets", required_argument, NULL, OPT_BUCKETS},
   {NULL, 0, NULL, 0}};
 
 /* One option's value into *o; false on a bad value. */
@@ -142,6 +157,10 @@ static bool apply(int opt, const char *arg, tr_options *o) {
     case OPT_LOSSES: o->dump_losses = arg; return true;
     case OPT_WEIGHTS: o->dump_weights = arg; return true;
     case OPT_BENCH: o->bench = true; return true;
+    case OPT_RANKS: return parse_u32("ranks", arg, 1, TR_MAX_RANKS, &o->ranks);
+    case OPT_RENDEZVOUS: o->rendezvous = arg; return true;
+    case OPT_SHARD: o->shard_optimizer = true; return true;
+    case OPT_BUCKETS: return parse_u32("buckets", arg, 1, 1024, &o->buckets);
     default: usage(stderr); return false; /* getopt printed why */
   }
 }
@@ -156,6 +175,37 @@ static void set_defaults(tr_options *o) {
   o->hidden = TR_DEFAULT_HIDDEN;
   o->batch = TR_DEFAULT_BATCH;
   o->seed = TR_DEFAULT_SEED;
+  o->buckets = TR_DEFAULT_BUCKETS;
+}
+
+/* The multi-rank options against each other and the environment. */
+static bool check_ranks(const tr_options *o) {
+  const bool from_env = getenv("RANK") != NULL && getenv("WORLD_SIZE") != NULL;
+  if (o->ranks > 0 && from_env) {
+    return fail("--ranks N and RANK/WORLD_SIZE in the environment: choose "
+                "one way to start the ranks");
+  }
+  if (from_env && o->rendezvous == NULL) {
+    return fail("RANK/WORLD_SIZE are set: pass --rendezvous FILE, a path "
+                "every rank can read, for NCCL's unique id");
+  }
+  if (o->rendezvous != NULL && !from_env) {
+    return fail("--rendezvous needs RANK and WORLD_SIZE in the environment");
+  }
+  if (o->shard_optimizer && o->ranks == 0 && !from_env) {
+    return fail("--shard-optimizer needs ranks: --ranks N, or RANK and "
+                "WORLD_SIZE");
+  }
+  if (o->shard_optimizer && o->mode == TR_MODE_STALE) {
+    return fail("--shard-optimizer always casts W alone: --mode stale "
+                "would not differ");
+  }
+  if ((o->ranks > 0 || from_env) && o->mode != TR_MODE_EAGER &&
+      o->warmup == 0) {
+    return fail("with ranks, --warmup must be at least 1: NCCL collectives "
+                "must run eagerly before they are captured");
+  }
+  return true;
 }
 
 bool tr_parse_options(int argc, char **argv, tr_options *o) {
@@ -178,5 +228,5 @@ bool tr_parse_options(int argc, char **argv, tr_options *o) {
     return fail("--steps must exceed --warmup in %s mode",
                 tr_mode_name(o->mode));
   }
-  return true;
+  return check_ranks(o);
 }

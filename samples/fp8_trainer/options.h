@@ -23,6 +23,13 @@ typedef struct tr_options {
   const char *dump_losses;  /* NULL: none */
   const char *dump_weights; /* NULL: none */
   bool bench;
+  /* Data-parallel ranks (ranks.h): --ranks N forks N processes, one GPU
+   * each; 0 with RANK/WORLD_SIZE set: one rank of a job started from
+   * outside, meeting at the --rendezvous file. */
+  uint32_t ranks;
+  bool shard_optimizer;   /* each rank owns 1/N of every master */
+  uint32_t buckets;       /* parameter groups of the all-gather */
+  const char *rendezvous; /* NULL: none */
 } tr_options;
 
 /* Fills *o from argv. On bad input prints the reason and the usage to

@@ -71,8 +71,12 @@ bool tr_plugin_load(tr_plugin *p, const char *explicit_path) {
   return negotiate(p, get_api);
 }
 
+/* The agreement after a capture waits at most this long for the other
+ * ranks (the config's default is 10 minutes). */
+#define TR_AGREEMENT_TIMEOUT_MS 120000u
+
 sg_session *tr_session_create(const tr_plugin *p, uint64_t seed,
-                              uint32_t warmup) {
+                              uint32_t warmup, const tr_dist *dist) {
   sg_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.struct_size = sizeof cfg;
@@ -80,6 +84,13 @@ sg_session *tr_session_create(const tr_plugin *p, uint64_t seed,
   cfg.warmup_steps = warmup;
   cfg.rng_seed = seed;
   cfg.log_level = SG_LOG_WARN;
+  if (dist != NULL) {
+    cfg.device = dist->device;
+    cfg.rng_seed = seed + dist->rank * 0x9E3779B97F4A7C15ull;
+    cfg.nccl_comm = dist->comm;
+    cfg.nccl = &dist->nccl->plugin;
+    cfg.nccl_timeout_ms = TR_AGREEMENT_TIMEOUT_MS;
+  }
   sg_session *s = NULL;
   CK_SG(p->api, NULL, p->api->session_create(&cfg, &s));
   return s;

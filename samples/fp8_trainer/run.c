@@ -66,8 +66,9 @@ static bool capture(tr_trainer *t, tr_run_result *r) {
   CK_SG(t->api, t->session, st);
   tr_step_enqueue(t, t->stream); /* recorded, not run */
   st = t->api->capture_end(t->session, &c);
-  if (st == SG_ERR_CAPTURE_FAILED) {
-    note_fallback(t, r, "capture failed");
+  if (st == SG_ERR_CAPTURE_FAILED || st == SG_RUN_EAGERLY) {
+    note_fallback(t, r, st == SG_RUN_EAGERLY ? "another rank's capture failed"
+                                             : "capture failed");
     return false;
   }
   CK_SG(t->api, t->session, st);

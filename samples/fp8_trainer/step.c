@@ -1,5 +1,6 @@
 /* The training step, enqueued the same way in every mode. */
 #include "checks.h"
+#include "dist_step.h"
 #include "trainer.h"
 
 /* Dropout probability of the hidden layers: small, because its noise
@@ -77,10 +78,14 @@ static void weight_gradients(tr_trainer *t, cudaStream_t s) {
  * then next step's scales, then the plugin's RNG end-of-step. */
 static void optimizer(tr_trainer *t, cudaStream_t s) {
   tr_model *m = &t->m;
-  CK_CUDA(tr_k_adamw(m->master, m->grad, m->adam_m, m->adam_v,
-                     (size_t)m->d.layers * m->weight, m->step, m->lr, adamw,
-                     s));
-  tr_refresh(t, s, t->cfg.refresh_mode);
+  if (t->cfg.dist != NULL && t->cfg.dist->shard) {
+    tr_dist_sharded_optimizer(t, s, &adamw);
+  } else {
+    CK_CUDA(tr_k_adamw(m->master, m->grad, m->adam_m, m->adam_v,
+                       (size_t)m->d.layers * m->weight, m->step, m->lr,
+                       adamw, s));
+    tr_refresh(t, s, t->cfg.refresh_mode);
+  }
   CK_CUDA(tr_k_update_scales(m->meta, m->step, 1, s));
   CK_SG(t->api, t->session, t->api->rng_end_step(t->session, s));
   t->launches += 4;
@@ -95,5 +100,8 @@ void tr_step_enqueue(tr_trainer *t, cudaStream_t stream) {
     backward_layer(t, l, stream);
   }
   weight_gradients(t, stream);
+  if (t->cfg.dist != NULL) {
+    tr_dist_reduce_gradients(t, stream);
+  }
   optimizer(t, stream);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "dist_step.h"
 
 /* cuBLASLt's recommended workspace on Hopper. */
 #define TR_WORKSPACE_BYTES (32u << 20)
@@ -14,6 +15,9 @@ static void register_weights(tr_trainer *t) {
   const uint32_t L = t->m.d.layers;
   sg_fp8_param_desc *descs = TR_CALLOC(L, sizeof *descs, "FP8 descriptors");
   tr_model_fp8_descs(&t->m, descs);
+  if (t->cfg.dist != NULL) {
+    tr_dist_shard_descs(t->cfg.dist, descs, L, t->m.weight);
+  }
   CK_SG(t->api, t->session,
         t->api->register_fp8_params(t->session, descs, L, NULL));
   free(descs);
@@ -75,16 +79,25 @@ static void first_refresh(tr_trainer *t) {
 }
 
 void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode) {
+  tr_refresh_group(t, stream, mode, SG_ALL_GROUPS);
+}
+
+void tr_refresh_group(tr_trainer *t, cudaStream_t stream, uint32_t mode,
+                      uint32_t group) {
   sg_refresh_args r;
   memset(&r, 0, sizeof r);
   r.struct_size = sizeof r;
   r.mode = mode;
-  r.group = SG_ALL_GROUPS;
+  r.group = group;
+  if (t->cfg.dist != NULL && mode != SG_REFRESH_TRANSPOSE) {
+    r.flags = SG_REFRESH_REDUCE_AMAX; /* the same scales on every rank */
+  }
   CK_SG(t->api, t->session,
         t->api->post_optimizer_step(t->session, stream, &r));
 }
 
-tr_config tr_config_for(const tr_options *o, tr_mode mode) {
+tr_config tr_config_for(const tr_options *o, tr_mode mode,
+                        const tr_dist *dist) {
   tr_config c;
   memset(&c, 0, sizeof c);
   c.dims.layers = o->layers;
@@ -95,6 +108,7 @@ tr_config tr_config_for(const tr_options *o, tr_mode mode) {
   c.warmup = o->warmup;
   c.refresh_mode = mode == TR_MODE_STALE ? SG_REFRESH_CAST
                                          : SG_REFRESH_CAST_TRANSPOSE;
+  c.dist = dist;
   return c;
 }
 
@@ -103,7 +117,7 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   memset(t, 0, sizeof *t);
   t->api = p->api;
   t->cfg = *cfg;
-  t->session = tr_session_create(p, cfg->seed, cfg->warmup);
+  t->session = tr_session_create(p, cfg->seed, cfg->warmup, cfg->dist);
   t->rng.struct_size = sizeof t->rng;
   CK_SG(t->api, t->session, t->api->rng_device_state(t->session, &t->rng));
   /* Non-blocking: the legacy stream must never join a capture. */

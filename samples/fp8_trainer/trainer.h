@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "dist.h"
 #include "gemm.h"
 #include "model.h"
 #include "options.h"
@@ -17,6 +18,7 @@ typedef struct tr_config {
   uint64_t seed;
   uint32_t warmup;       /* the step driver's eager steps */
   uint32_t refresh_mode; /* SG_REFRESH_CAST_TRANSPOSE, or CAST for stale */
+  const tr_dist *dist;   /* this rank's, or NULL for a single process */
 } tr_config;
 
 typedef struct tr_trainer {
@@ -33,8 +35,10 @@ typedef struct tr_trainer {
 } tr_trainer;
 
 /* The configuration of a run of `mode` with the options' shapes and seed
- * (stale: the refresh casts W only, W^T goes stale). */
-tr_config tr_config_for(const tr_options *o, tr_mode mode);
+ * (stale: the refresh casts W only, W^T goes stale), on rank `dist` (NULL:
+ * a single process). */
+tr_config tr_config_for(const tr_options *o, tr_mode mode,
+                        const tr_dist *dist);
 
 /* Session, model, registration of every FP8 weight, GEMM plans (each
  * algorithm chosen here, once), and the first refresh so that W and W^T
@@ -50,7 +54,10 @@ void tr_trainer_destroy(tr_trainer *t);
 void tr_step_enqueue(tr_trainer *t, cudaStream_t stream);
 
 /* The plugin's post-optimizer-step refresh of every registered weight in
- * `mode` (SG_REFRESH_*) on `stream`. Exits on failure. */
+ * `mode` (SG_REFRESH_*) on `stream`, or of one group; with ranks the cast
+ * modes reduce amax across them. Exits on failure. */
 void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode);
+void tr_refresh_group(tr_trainer *t, cudaStream_t stream, uint32_t mode,
+                      uint32_t group);
 
 #endif

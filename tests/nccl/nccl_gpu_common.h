@@ -89,6 +89,7 @@ static inline void nt_params_create(nt_params *p) {
   const float ones[NT_PARAMS] = {1.0f, 1.0f, 1.0f};
   SG_TEST_CUDA(cudaMemcpy(p->scale, ones, sizeof ones, cudaMemcpyHostToDevice));
   SG_TEST_CUDA(cudaMemset(p->amax, 0, NT_PARAMS * sizeof(float)));
+  SG_TEST_CUDA(cudaDeviceSynchronize()); /* before non-blocking streams */
   free(host);
 }
 

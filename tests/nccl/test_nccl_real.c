@@ -10,36 +10,12 @@
 #include <unistd.h>
 
 #include "nccl_gpu_common.h"
+#include "real_nccl.h"
 
 /* Seconds after which a hung teardown fails the program instead of
  * holding the GPU machine. */
 #define HANG_GUARD_S 120u
 #define TEARDOWN_MS 10000.0
-
-#define NT_NCCL(call)                                                     \
-  do {                                                                    \
-    ncclResult_t nt_r_ = (call);                                          \
-    ck_assert_msg(nt_r_ == ncclSuccess, "%s: %s", #call,                  \
-                  ncclGetErrorString(nt_r_));                             \
-  } while (0)
-
-/* The host's own NCCL, as config->nccl wants it. */
-static sg_nccl_functions real_table(void) {
-  sg_nccl_functions t;
-  memset(&t, 0, sizeof t);
-  t.struct_size = sizeof t;
-  t.all_reduce = (int32_t(*)(const void *, void *, size_t, int32_t, int32_t,
-                             sg_nccl_comm, sg_stream))ncclAllReduce;
-  t.comm_get_async_error =
-      (int32_t(*)(sg_nccl_comm, int32_t *))ncclCommGetAsyncError;
-  t.comm_abort = (int32_t(*)(sg_nccl_comm))ncclCommAbort;
-  t.get_version = (int32_t(*)(int32_t *))ncclGetVersion;
-  t.comm_count = (int32_t(*)(sg_nccl_comm, int32_t *))ncclCommCount;
-  t.comm_user_rank = (int32_t(*)(sg_nccl_comm, int32_t *))ncclCommUserRank;
-  t.comm_cu_device = (int32_t(*)(sg_nccl_comm, int32_t *))ncclCommCuDevice;
-  t.get_error_string = (const char *(*)(int32_t))ncclGetErrorString;
-  return t;
-}
 
 static sg_nccl_functions table;
 
@@ -52,7 +28,7 @@ static ncclComm_t one_rank(void) {
 
 START_TEST(the_agreement_runs_on_real_nccl) {
   ncclComm_t comm = one_rank();
-  table = real_table();
+  table = nt_real_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   int *counter = NULL;
@@ -97,7 +73,7 @@ static void read_floats(const float *dev, float *host, cudaStream_t st) {
 
 START_TEST(collectives_replay_inside_the_graph) {
   ncclComm_t comm = one_rank();
-  table = real_table();
+  table = nt_real_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   dp d;
@@ -147,7 +123,7 @@ static void refresh(sg_session *s, cudaStream_t st, uint32_t flags) {
 
 START_TEST(amax_reduction_equals_the_local_amax) {
   ncclComm_t comm = one_rank();
-  table = real_table();
+  table = nt_real_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   nt_params p;
@@ -225,7 +201,7 @@ END_TEST
 START_TEST(session_then_communicator_destroy_in_bounded_time) {
   alarm(HANG_GUARD_S);
   ncclComm_t comm = one_rank();
-  table = real_table();
+  table = nt_real_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   float *buf = NULL;

@@ -45,6 +45,13 @@ static const struct {
     {{"graph"}, "unexpected argument 'graph'"},
     {{"--mode", "graph", "--steps", "20", "--warmup", "20"},
      "--steps must exceed --warmup"},
+    {{"--ranks", "0"}, "--ranks '0' is not a whole number in 1..64"},
+    {{"--shard-optimizer"}, "--shard-optimizer needs ranks"},
+    {{"--rendezvous", "/tmp/x"}, "--rendezvous needs RANK and WORLD_SIZE"},
+    {{"--ranks", "1", "--shard-optimizer", "--mode", "stale"},
+     "--mode stale would not differ"},
+    {{"--ranks", "1", "--warmup", "0"}, "--warmup must be at least 1"},
+    {{"--buckets", "0"}, "--buckets '0'"},
 };
 
 START_TEST(bad_command_line_gets_usage) {

@@ -1,0 +1,60 @@
+#include "dist.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks.h"
+
+void tr_dist_open(tr_dist *d, const tr_nccl *n, const tr_world *w,
+                  bool shard, uint32_t buckets, uint32_t layers) {
+  memset(d, 0, sizeof *d);
+  d->nccl = n;
+  d->rank = w->rank;
+  d->size = w->size;
+  d->device = w->device;
+  d->shard = shard;
+  d->buckets = buckets < layers ? buckets : layers;
+  CK_CUDA(cudaSetDevice(w->device));
+  CK_NCCL(n, n->comm_init_rank(&d->comm, (int32_t)w->size, w->id,
+                               (int32_t)w->rank));
+  if (w->rendezvous_owned != NULL) {
+    /* Every rank has joined: the id must not outlive the job. */
+    unlink(w->rendezvous_owned);
+  }
+  CK_CUDA(cudaStreamCreateWithFlags(&d->gather, cudaStreamNonBlocking));
+  CK_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
+  d->bucket_done = TR_CALLOC(d->buckets, sizeof *d->bucket_done, "events");
+  for (uint32_t b = 0; b < d->buckets; b++) {
+    CK_CUDA(cudaEventCreateWithFlags(&d->bucket_done[b],
+                                     cudaEventDisableTiming));
+  }
+}
+
+void tr_dist_close(tr_dist *d) {
+  for (uint32_t b = 0; b < d->buckets; b++) {
+    CK_CUDA(cudaEventDestroy(d->bucket_done[b]));
+  }
+  free(d->bucket_done);
+  CK_CUDA(cudaEventDestroy(d->fork));
+  CK_CUDA(cudaStreamDestroy(d->gather));
+  CK_NCCL(d->nccl, d->nccl->comm_destroy(d->comm));
+  memset(d, 0, sizeof *d);
+}
+
+uint64_t tr_dist_shard(const tr_dist *d, uint64_t weight) {
+  /* 4 floats: AdamW's 16-byte vectors start each shard. */
+  if (weight % ((uint64_t)d->size * 4u) != 0) {
+    fprintf(stderr,
+            "fp8_trainer: %u ranks cannot split a weight of %llu elements "
+            "into shards of a multiple of 4\n",
+            d->size, (unsigned long long)weight);
+    exit(TR_EXIT_USAGE);
+  }
+  return weight / d->size;
+}
+
+uint32_t tr_dist_bucket(const tr_dist *d, uint32_t l, uint32_t layers) {
+  return (uint32_t)((uint64_t)l * d->buckets / layers);
+}
