@@ -1,3 +1,5 @@
+/* The agreement after a capture: this rank's outcome through the
+ * communicator, and what every rank then does with the key (agreement.h). */
 #include "agreement.h"
 
 #include <stdio.h>

@@ -58,3 +58,15 @@ uint64_t tr_dist_shard(const tr_dist *d, uint64_t weight) {
 uint32_t tr_dist_bucket(const tr_dist *d, uint32_t l, uint32_t layers) {
   return (uint32_t)((uint64_t)l * d->buckets / layers);
 }
+
+void tr_dist_shard_descs(const tr_dist *d, sg_fp8_param_desc *descs,
+                         uint32_t layers, uint64_t weight) {
+  const uint64_t shard = d->shard ? tr_dist_shard(d, weight) : 0;
+  for (uint32_t l = 0; l < layers; l++) {
+    descs[l].group = tr_dist_bucket(d, l, layers);
+    if (d->shard) {
+      descs[l].range_begin = d->rank * shard;
+      descs[l].range_end = (d->rank + 1u) * shard;
+    }
+  }
+}

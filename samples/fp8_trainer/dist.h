@@ -47,4 +47,9 @@ uint64_t tr_dist_shard(const tr_dist *d, uint64_t weight);
 /* Layer l's parameter group (bucket). */
 uint32_t tr_dist_bucket(const tr_dist *d, uint32_t l, uint32_t layers);
 
+/* Sets every descriptor's group to its layer's bucket and, sharded, its
+ * cast range to the rank's shard. */
+void tr_dist_shard_descs(const tr_dist *d, sg_fp8_param_desc *descs,
+                         uint32_t layers, uint64_t weight);
+
 #endif

@@ -88,15 +88,3 @@ void tr_dist_gather_masters(tr_trainer *t) {
   CK_NCCL(n, n->group_end());
   CK_CUDA(cudaStreamSynchronize(t->stream));
 }
-
-void tr_dist_shard_descs(const tr_dist *d, sg_fp8_param_desc *descs,
-                         uint32_t layers, uint64_t weight) {
-  const uint64_t shard = d->shard ? tr_dist_shard(d, weight) : 0;
-  for (uint32_t l = 0; l < layers; l++) {
-    descs[l].group = tr_dist_bucket(d, l, layers);
-    if (d->shard) {
-      descs[l].range_begin = d->rank * shard;
-      descs[l].range_end = (d->rank + 1u) * shard;
-    }
-  }
-}

@@ -25,9 +25,4 @@ void tr_dist_sharded_optimizer(tr_trainer *t, cudaStream_t s,
  * masters (the sharded optimizer updates only its own). Synchronous. */
 void tr_dist_gather_masters(tr_trainer *t);
 
-/* Sets every descriptor's group to its layer's bucket and, sharded, its
- * cast range to the rank's shard. */
-void tr_dist_shard_descs(const tr_dist *d, sg_fp8_param_desc *descs,
-                         uint32_t layers, uint64_t weight);
-
 #endif

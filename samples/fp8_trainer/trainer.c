@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "checks.h"
-#include "dist_step.h"
 
 /* cuBLASLt's recommended workspace on Hopper. */
 #define TR_WORKSPACE_BYTES (32u << 20)

@@ -9,19 +9,8 @@
 #include "abi_layout.h" /* the frozen 1.0 sizes */
 #include "conformance.h"
 #include "fake_nccl.h"
+#include "sg_log_capture.h"
 
-typedef struct heard {
-  int messages;
-  char text[2048];
-} heard;
-
-static void listen(void *user, int32_t level, const char *message) {
-  heard *h = user;
-  (void)level;
-  h->messages++;
-  size_t used = strlen(h->text);
-  snprintf(h->text + used, sizeof h->text - used, "%s\n", message);
-}
 
 static sg_nccl_functions table;
 
@@ -32,7 +21,7 @@ static sg_session_config comm_config(heard *h) {
   cfg.nccl_comm = FAKE_COMM;
   cfg.nccl = &table;
   cfg.log_level = SG_LOG_INFO;
-  cfg.log_fn = listen;
+  cfg.log_fn = sg_hear;
   cfg.log_user = h;
   return cfg;
 }
@@ -50,7 +39,7 @@ static void create_expect(const sg_session_config *cfg, sg_status want,
   create_expect((cfg), (want), (needle), __LINE__)
 
 START_TEST(fake_comm_session_reports_rank_and_defaults) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   CREATE_EXPECT(&cfg, SG_OK, NULL);
   ck_assert_msg(strstr(h.text, "rank 1 of 4") != NULL, "%s", h.text);
@@ -64,7 +53,7 @@ START_TEST(fake_comm_session_reports_rank_and_defaults) {
 END_TEST
 
 START_TEST(config_fields_are_used) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   cfg.nccl_timeout_ms = 1234;
   cfg.nccl_on_timeout = SG_NCCL_TIMEOUT_ABORT;
@@ -77,7 +66,7 @@ END_TEST
 /* A config of ABI 1.0's size has no timeout fields: the defaults hold, and
  * the bytes past its struct_size are not read. */
 START_TEST(v1_0_config_with_a_comm_gets_the_defaults) {
-  heard h = {0};
+  heard h = {{0}};
   struct {
     sg_session_config cfg;
     unsigned char trail[16];
@@ -94,7 +83,7 @@ START_TEST(v1_0_config_with_a_comm_gets_the_defaults) {
 END_TEST
 
 START_TEST(unknown_timeout_action_is_named) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   cfg.nccl_on_timeout = 2;
   CREATE_EXPECT(&cfg, SG_ERR_INVALID_ARGUMENT, "config->nccl_on_timeout is 2");
@@ -104,7 +93,7 @@ START_TEST(unknown_timeout_action_is_named) {
 END_TEST
 
 START_TEST(table_struct_size_rules) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   table.struct_size = 8;
   CREATE_EXPECT(&cfg, SG_ERR_STRUCT_SIZE,
@@ -145,7 +134,7 @@ static const struct {
 };
 
 START_TEST(every_table_field_is_required) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   void *null = NULL;
   memcpy((char *)&table + required[_i].offset, &null, sizeof null);
@@ -154,7 +143,7 @@ START_TEST(every_table_field_is_required) {
 END_TEST
 
 START_TEST(old_nccl_is_refused_with_the_minimum) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   fake.version = 20805; /* 2.8 cannot capture collectives */
   CREATE_EXPECT(&cfg, SG_ERR_NCCL, "NCCL 2.8.5 (ncclGetVersion 20805) is too "
@@ -167,7 +156,7 @@ START_TEST(old_nccl_is_refused_with_the_minimum) {
 END_TEST
 
 START_TEST(nccl_failures_are_named_with_ncclS_text) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   fake.query_result = FAKE_INVALID_ARGUMENT;
   CREATE_EXPECT(&cfg, SG_ERR_NCCL,
@@ -180,7 +169,7 @@ START_TEST(nccl_failures_are_named_with_ncclS_text) {
 END_TEST
 
 START_TEST(impossible_rank_and_wrong_device_are_refused) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   fake.rank = 4;
   CREATE_EXPECT(&cfg, SG_ERR_NCCL, "rank 4 of 4 ranks, which is not a rank");
@@ -193,7 +182,7 @@ START_TEST(impossible_rank_and_wrong_device_are_refused) {
 END_TEST
 
 START_TEST(table_without_a_comm_is_not_read) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   cfg.nccl_comm = NULL;
   table.get_version = NULL; /* would be refused if it were read */
@@ -223,7 +212,7 @@ static sg_session *with_one_param(sg_session_config *cfg) {
 }
 
 START_TEST(reduce_amax_flag_is_checked) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   sg_session *s = with_one_param(&cfg);
   sg_refresh_args a = refresh_args(SG_REFRESH_CAST, 0x2);
@@ -257,7 +246,7 @@ END_TEST
 /* Device entries of a validation-only session with a communicator say
  * they need a GPU; nothing reaches NCCL's collectives or async error. */
 START_TEST(device_entries_touch_no_nccl) {
-  heard h = {0};
+  heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
   sg_session *s = with_one_param(&cfg);
   EXPECT(s, api->pre_capture(s, FAKE_STREAM), SG_OK, NULL);

@@ -25,6 +25,14 @@ static inline sg_session *nt_session(sg_nccl_comm comm,
   return gt_session(&cfg);
 }
 
+/* A device int, 0. */
+static inline int *nt_counter(void) {
+  int *c = NULL;
+  SG_TEST_CUDA(cudaMalloc((void **)&c, sizeof(int)));
+  SG_TEST_CUDA(cudaMemset(c, 0, sizeof(int)));
+  return c;
+}
+
 /* pre_capture, capture_begin, one increment of *counter recorded, then
  * capture_end's status. */
 static inline sg_status nt_capture_add(sg_session *s, uint64_t key,

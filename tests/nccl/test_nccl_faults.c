@@ -34,8 +34,7 @@ static rig open_rig(uint32_t timeout_ms, uint32_t action) {
   rig r;
   r.s = nt_session(FAKE_COMM, &table, timeout_ms, action);
   r.st = gt_stream(1);
-  SG_TEST_CUDA(cudaMalloc((void **)&r.counter, sizeof(int)));
-  SG_TEST_CUDA(cudaMemset(r.counter, 0, sizeof(int)));
+  r.counter = nt_counter();
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fake_nccl.h"
+#include "sg_log_capture.h"
 #include "sg_load.h"
 #include "sg_run_suite.h"
 
@@ -33,16 +34,6 @@ SAME(SG_NCCL_MIN_VERSION, NCCL_VERSION(2, 9, 0));
 
 static const sg_api *api;
 
-typedef struct heard {
-  char text[2048];
-} heard;
-
-static void listen(void *user, int32_t level, const char *message) {
-  heard *h = user;
-  (void)level;
-  size_t used = strlen(h->text);
-  snprintf(h->text + used, sizeof h->text - used, "%s\n", message);
-}
 
 static const char *fake_path(void) {
   const char *p = getenv("FAKE_NCCL_LIBRARY");
@@ -59,7 +50,7 @@ static sg_status create(int with_comm, heard *h, char *detail, size_t cap) {
   cfg.flags = SG_SESSION_VALIDATION_ONLY;
   cfg.nccl_comm = with_comm ? FAKE_COMM : NULL;
   cfg.log_level = SG_LOG_INFO;
-  cfg.log_fn = listen;
+  cfg.log_fn = sg_hear;
   cfg.log_user = h;
   sg_session *s = NULL;
   sg_status st = api->session_create(&cfg, &s);

@@ -47,8 +47,7 @@ static void *rank_main(void *arg) {
       nt_refresh(SG_REFRESH_CAST_TRANSPOSE, SG_ALL_GROUPS, SG_REFRESH_REDUCE_AMAX);
   (void)gt_api->post_optimizer_step(s, (sg_stream)st, &a);
   nt_read_amax(&p, st, r->amax);
-  int *counter = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&counter, sizeof(int)));
+  int *counter = nt_counter();
   const double start = sg_now_ms();
   sg_capture_args c = gt_capture_args(7, st, SG_CAPTURE_THREAD_LOCAL);
   (void)gt_api->pre_capture(s, (sg_stream)st);
@@ -68,7 +67,7 @@ START_TEST(two_ranks_reduce_amax_and_agree) {
   ncclComm_t comms[RANKS];
   const int devs[RANKS] = {0, 1};
   NT_NCCL(ncclCommInitAll(comms, RANKS, devs));
-  table = nt_real_table();
+  table = sg_real_nccl_table();
   setenv("STEPGRAPH_TEST_FAIL_CAPTURE_RANK", "1", 1);
   rank_run runs[RANKS];
   pthread_t threads[RANKS];

@@ -11,6 +11,7 @@
 
 #include "nccl_gpu_common.h"
 #include "real_nccl.h"
+#include "sg_log_capture.h"
 
 /* Seconds after which a hung teardown fails the program instead of
  * holding the GPU machine. */
@@ -28,12 +29,10 @@ static ncclComm_t one_rank(void) {
 
 START_TEST(the_agreement_runs_on_real_nccl) {
   ncclComm_t comm = one_rank();
-  table = nt_real_table();
+  table = sg_real_nccl_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
-  int *counter = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&counter, sizeof(int)));
-  SG_TEST_CUDA(cudaMemset(counter, 0, sizeof(int)));
+  int *counter = nt_counter();
   GT_OK(s, nt_capture_add(s, 7, st, counter));
   sg_replay_args a = gt_replay_args(7, st);
   for (int i = 0; i < 3; i++) {
@@ -73,7 +72,7 @@ static void read_floats(const float *dev, float *host, cudaStream_t st) {
 
 START_TEST(collectives_replay_inside_the_graph) {
   ncclComm_t comm = one_rank();
-  table = nt_real_table();
+  table = sg_real_nccl_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   dp d;
@@ -123,7 +122,7 @@ static void refresh(sg_session *s, cudaStream_t st, uint32_t flags) {
 
 START_TEST(amax_reduction_equals_the_local_amax) {
   ncclComm_t comm = one_rank();
-  table = nt_real_table();
+  table = sg_real_nccl_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   nt_params p;
@@ -158,16 +157,6 @@ START_TEST(amax_reduction_equals_the_local_amax) {
 }
 END_TEST
 
-typedef struct heard {
-  char text[4096];
-} heard;
-
-static void listen(void *user, int32_t level, const char *message) {
-  heard *h = user;
-  (void)level;
-  size_t used = strlen(h->text);
-  snprintf(h->text + used, sizeof h->text - used, "%s\n", message);
-}
 
 START_TEST(the_plugin_finds_the_hosts_nccl_itself) {
   ncclComm_t comm = one_rank();
@@ -175,16 +164,14 @@ START_TEST(the_plugin_finds_the_hosts_nccl_itself) {
   sg_session_config cfg = gt_config();
   cfg.nccl_comm = comm; /* no table: RTLD_NOLOAD finds ours */
   cfg.log_level = SG_LOG_INFO;
-  cfg.log_fn = listen;
+  cfg.log_fn = sg_hear;
   cfg.log_user = &h;
   sg_session *s = gt_session(&cfg);
   ck_assert_msg(nt_has(h.text, "(already loaded in this process)"), "%s",
                 h.text);
   ck_assert_msg(nt_has(h.text, "rank 0 of 1; NCCL 2."), "%s", h.text);
   cudaStream_t st = gt_stream(1);
-  int *counter = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&counter, sizeof(int)));
-  SG_TEST_CUDA(cudaMemset(counter, 0, sizeof(int)));
+  int *counter = nt_counter();
   GT_OK(s, nt_capture_add(s, 7, st, counter));
   sg_replay_args a = gt_replay_args(7, st);
   GT_OK(s, gt_api->replay(s, &a));
@@ -201,7 +188,7 @@ END_TEST
 START_TEST(session_then_communicator_destroy_in_bounded_time) {
   alarm(HANG_GUARD_S);
   ncclComm_t comm = one_rank();
-  table = nt_real_table();
+  table = sg_real_nccl_table();
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   float *buf = NULL;
