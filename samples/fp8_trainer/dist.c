@@ -23,8 +23,8 @@ void tr_dist_open(tr_dist *d, const tr_nccl *n, const tr_world *w,
     /* Every rank has joined: the id must not outlive the job. */
     unlink(w->rendezvous_owned);
   }
-  CK_CUDA(cudaStreamCreateWithFlags(&d->gather, cudaStreamNonBlocking));
-  CK_CUDA(cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
+  CK_CUDA(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
+  CK_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
   d->bucket_done = TR_CALLOC(d->buckets, sizeof *d->bucket_done, "events");
   for (uint32_t b = 0; b < d->buckets; b++) {
     CK_CUDA(cudaEventCreateWithFlags(&d->bucket_done[b],
@@ -37,8 +37,8 @@ void tr_dist_close(tr_dist *d) {
     CK_CUDA(cudaEventDestroy(d->bucket_done[b]));
   }
   free(d->bucket_done);
-  CK_CUDA(cudaEventDestroy(d->fork));
-  CK_CUDA(cudaStreamDestroy(d->gather));
+  CK_CUDA(cudaEventDestroy(d->join));
+  CK_CUDA(cudaStreamDestroy(d->side));
   CK_NCCL(d->nccl, d->nccl->comm_destroy(d->comm));
   memset(d, 0, sizeof *d);
 }

@@ -26,14 +26,14 @@ typedef struct tr_dist {
   int device;
   bool shard;       /* --shard-optimizer */
   uint32_t buckets; /* parameter groups of the W all-gather, <= layers */
-  cudaStream_t gather; /* the all-gathers' stream, forked from the step's */
-  cudaEvent_t fork;
-  cudaEvent_t *bucket_done; /* [buckets] */
+  cudaStream_t side; /* the transposes' stream, forked from the step's */
+  cudaEvent_t join;  /* the side stream's work is done */
+  cudaEvent_t *bucket_done; /* [buckets]: its all-gather is done */
 } tr_dist;
 
 /* Makes this rank's communicator (ncclCommInitRank; every rank of the
  * world must call it) on w->device, which is current afterwards, and the
- * all-gather stream and events. Exits on failure. */
+ * side stream and events. Exits on failure. */
 void tr_dist_open(tr_dist *d, const tr_nccl *n, const tr_world *w,
                   bool shard, uint32_t buckets, uint32_t layers);
 

@@ -32,29 +32,30 @@ void tr_dist_reduce_gradients(tr_trainer *t, cudaStream_t s) {
   t->launches++;
 }
 
-/* W's all-gather bucket by bucket on the forked stream; each bucket's
- * transpose refresh waits for its own all-gather only. */
+/* W's all-gather bucket by bucket on the step's stream (every collective
+ * of the communicator on one stream); each bucket's transpose refresh runs
+ * on the forked stream as soon as that bucket's all-gather is done, while
+ * the next bucket's is in flight. The fork joins back at the end. */
 static void gather_and_transpose(tr_trainer *t, cudaStream_t s) {
   const tr_dist *d = t->cfg.dist;
   const tr_nccl *n = d->nccl;
   tr_model *m = &t->m;
   const uint64_t shard = tr_dist_shard(d, m->weight);
-  CK_CUDA(cudaEventRecord(d->fork, s));
-  CK_CUDA(cudaStreamWaitEvent(d->gather, d->fork, 0));
   uint32_t l = 0;
   for (uint32_t b = 0; b < d->buckets; b++) {
     CK_NCCL(n, n->group_start());
     for (; l < m->d.layers && tr_dist_bucket(d, l, m->d.layers) == b; l++) {
       CK_NCCL(n, n->all_gather(m->w + own(t, l), m->w + (size_t)l * m->weight,
-                               shard, TR_NCCL_UINT8, d->comm,
-                               (sg_stream)d->gather));
+                               shard, TR_NCCL_UINT8, d->comm, (sg_stream)s));
     }
     CK_NCCL(n, n->group_end());
-    CK_CUDA(cudaEventRecord(d->bucket_done[b], d->gather));
-    CK_CUDA(cudaStreamWaitEvent(s, d->bucket_done[b], 0)); /* also the join */
-    tr_refresh_group(t, s, SG_REFRESH_TRANSPOSE, b);
+    CK_CUDA(cudaEventRecord(d->bucket_done[b], s));
+    CK_CUDA(cudaStreamWaitEvent(d->side, d->bucket_done[b], 0));
+    tr_refresh_group(t, d->side, SG_REFRESH_TRANSPOSE, b);
     t->launches += 2;
   }
+  CK_CUDA(cudaEventRecord(d->join, d->side));
+  CK_CUDA(cudaStreamWaitEvent(s, d->join, 0));
 }
 
 void tr_dist_sharded_optimizer(tr_trainer *t, cudaStream_t s,

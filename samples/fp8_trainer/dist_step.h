@@ -5,10 +5,10 @@
  *  - sharded (--shard-optimizer): a reduce-scatter of every layer's
  *    gradient, AdamW on the rank's shard of each master, the plugin's
  *    refresh in cast mode over that shard with the amax reduced across
- *    ranks, then per bucket an all-gather of W on a forked stream followed,
- *    as soon as that bucket's all-gather is done, by the plugin's transpose
- *    refresh of the bucket's group; the fork joins back before the step
- *    goes on. */
+ *    ranks, then per bucket an all-gather of W followed, as soon as that
+ *    bucket's all-gather is done, by the plugin's transpose refresh of the
+ *    bucket's group on a forked stream (the next all-gather overlaps it);
+ *    the fork joins back before the step goes on. */
 #ifndef TR_DIST_STEP_H
 #define TR_DIST_STEP_H
 
