@@ -25,7 +25,8 @@ typedef struct slot {
 
 static slot slots[SLOTS];
 static uint32_t next_slot;
-static volatile int *abort_flag; /* host-mapped */
+static volatile int *abort_flag;     /* host-mapped */
+static const volatile int *flag_dev; /* its device address */
 
 static int32_t cuda_failed(cudaError_t err, const char *what) {
   fprintf(stderr, "fake collective: %s: %s\n", what, cudaGetErrorName(err));
@@ -81,7 +82,7 @@ static int32_t hang(const void *send, void *recv, size_t count,
                     int32_t datatype, int32_t op, sg_stream stream) {
   (void)send, (void)recv, (void)count, (void)datatype, (void)op;
   cudaError_t err =
-      fake_spin_launch(abort_flag, SPIN_MAX_SECONDS, (cudaStream_t)stream);
+      fake_spin_launch(flag_dev, SPIN_MAX_SECONDS, (cudaStream_t)stream);
   return err == cudaSuccess ? FAKE_SUCCESS : cuda_failed(err, "spin");
 }
 
@@ -93,6 +94,9 @@ static void allocate_once(void) {
   }
   cudaError_t err = cudaHostAlloc((void **)&abort_flag, sizeof *abort_flag,
                                   cudaHostAllocMapped);
+  if (err == cudaSuccess) {
+    err = cudaHostGetDevicePointer((void **)&flag_dev, (void *)abort_flag, 0);
+  }
   for (uint32_t i = 0; i < SLOTS && err == cudaSuccess; i++) {
     err = cudaMallocHost(&slots[i].staging, FAKE_MAX_ELEMS * sizeof(uint64_t));
   }

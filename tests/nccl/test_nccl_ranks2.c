@@ -28,6 +28,7 @@ static sg_nccl_functions table;
 static void *rank_main(void *arg) {
   rank_run *r = arg;
   SG_TEST_CUDA(cudaSetDevice(r->rank));
+  SG_TEST_CUDA(tk_preload()); /* this device's modules, before any capture */
   sg_session_config cfg = gt_config();
   cfg.device = r->rank;
   cfg.nccl_comm = r->comm;
