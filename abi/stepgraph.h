@@ -18,10 +18,24 @@
  *    ("register_fp8_params: params[3].rows is 0"); read it with last_error.
  *  - struct_size: the table and every argument struct begin with
  *    `size_t struct_size`, which the host sets to sizeof() of the struct as
- *    its header declared it. The plugin rejects a struct smaller than the
- *    oldest version it knows (SG_ERR_STRUCT_SIZE), accepts a larger one, and
- *    reads or writes a field only where struct_size covers it. New fields and
- *    entries are only ever appended (ABI minor version).
+ *    its header declared it. The plugin rejects a struct smaller than its
+ *    ABI 1.0 size, SG_V1_0_SIZE_<type> (SG_ERR_STRUCT_SIZE), accepts any
+ *    larger one, and reads or writes a field only where struct_size covers
+ *    it (offset + size <= struct_size). New fields and entries are only ever
+ *    appended, in an ABI minor version.
+ *  - Sizes: SG_V1_0_SIZE_<type>, defined under each struct, is
+ *    SG_STRUCT_SIZE_THROUGH(<type>, <its last 1.0 field>): it names the
+ *    field, not sizeof, so appending a field never moves it. It is the
+ *    smallest struct_size the plugin accepts for the whole of major 1. A
+ *    minor that appends to a struct adds SG_V1_<minor>_SIZE_<type> through
+ *    its new last field (only for the structs it appends to), which tells the
+ *    plugin whether a host's struct has the new fields; no size macro ever
+ *    changes once released. On LP64 no 1.0 struct ends in padding, so each
+ *    1.0 size is also what sizeof() gave in the 1.0 header; where a later
+ *    version of a struct ends in padding, its sizeof() is larger than its
+ *    size macro, and the plugin accepts both. The table is filled by the
+ *    plugin: before calling an entry that minor 1.N appended, a host checks
+ *    api->struct_size >= SG_V1_N_SIZE_sg_api.
  *  - Types: fields and parameters use fixed-width integers; the enums below
  *    only name constants, and are never the type of a field.
  *  - Pointers: "borrowed" means the plugin reads it during the call only;
@@ -67,6 +81,12 @@ extern "C" {
 
 /* The one exported symbol's name, for dlsym. */
 #define SG_GET_API_SYMBOL "sg_get_api_v1"
+
+/* The struct_size that covers `type` up to and including `last_field`:
+ * what sizeof(type) was in the version whose last field that was, short of
+ * any trailing padding (see "Sizes" above). An integer constant expression. */
+#define SG_STRUCT_SIZE_THROUGH(type, last_field) \
+  (offsetof(type, last_field) + sizeof(((type *)0)->last_field))
 
 #if defined(SG_BUILDING_PLUGIN)
 #define SG_EXPORT __attribute__((visibility("default")))
@@ -207,6 +227,8 @@ typedef struct sg_nccl_functions {
   int32_t (*comm_get_async_error)(sg_nccl_comm comm, int32_t *async_error);
   int32_t (*comm_abort)(sg_nccl_comm comm);
 } sg_nccl_functions;
+#define SG_V1_0_SIZE_sg_nccl_functions \
+  SG_STRUCT_SIZE_THROUGH(sg_nccl_functions, comm_abort)
 
 /* session_create's configuration. Borrowed for the call (nothing in it is
  * kept except where a field says so). Zero means "default" everywhere. */
@@ -229,6 +251,8 @@ typedef struct sg_session_config {
   sg_nccl_comm nccl_comm;     /* must be NULL in ABI 1.0 (multi-GPU later) */
   const sg_nccl_functions *nccl; /* must be NULL in ABI 1.0 */
 } sg_session_config;
+#define SG_V1_0_SIZE_sg_session_config \
+  SG_STRUCT_SIZE_THROUGH(sg_session_config, nccl)
 
 /* One FP8 parameter for register_fp8_params. All pointers are device
  * pointers, kept until session_destroy (the host keeps the memory alive and
@@ -253,6 +277,8 @@ typedef struct sg_fp8_param_desc {
   uint32_t group;        /* parameter group (bucket) id; not SG_ALL_GROUPS */
   uint32_t reserved0;    /* must be 0 */
 } sg_fp8_param_desc;
+#define SG_V1_0_SIZE_sg_fp8_param_desc \
+  SG_STRUCT_SIZE_THROUGH(sg_fp8_param_desc, reserved0)
 
 /* A static buffer: device memory a graph reads at a fixed address, which
  * replay can fill from a host-chosen source first. Kept until destroy. */
@@ -261,6 +287,8 @@ typedef struct sg_static_buffer_desc {
   void *data;     /* device pointer; required */
   uint64_t bytes; /* >= 1 */
 } sg_static_buffer_desc;
+#define SG_V1_0_SIZE_sg_static_buffer_desc \
+  SG_STRUCT_SIZE_THROUGH(sg_static_buffer_desc, bytes)
 
 /* capture_begin / capture_end. */
 typedef struct sg_capture_args {
@@ -270,6 +298,8 @@ typedef struct sg_capture_args {
   uint32_t capture_mode; /* sg_capture_mode; used by capture_begin only */
   uint32_t flags;        /* must be 0 */
 } sg_capture_args;
+#define SG_V1_0_SIZE_sg_capture_args \
+  SG_STRUCT_SIZE_THROUGH(sg_capture_args, flags)
 
 /* replay. */
 typedef struct sg_replay_args {
@@ -283,6 +313,8 @@ typedef struct sg_replay_args {
   uint32_t static_source_count; /* <= number of registered static buffers */
   uint32_t flags;               /* must be 0 */
 } sg_replay_args;
+#define SG_V1_0_SIZE_sg_replay_args \
+  SG_STRUCT_SIZE_THROUGH(sg_replay_args, flags)
 
 /* post_optimizer_step. */
 typedef struct sg_refresh_args {
@@ -294,6 +326,8 @@ typedef struct sg_refresh_args {
   uint32_t flags;            /* must be 0 */
   uint32_t reserved0;        /* must be 0 */
 } sg_refresh_args;
+#define SG_V1_0_SIZE_sg_refresh_args \
+  SG_STRUCT_SIZE_THROUGH(sg_refresh_args, reserved0)
 
 /* Handed to the step callback. Borrowed for the callback's duration. */
 typedef struct sg_step_context {
@@ -304,6 +338,8 @@ typedef struct sg_step_context {
   uint32_t phase;      /* sg_step_phase */
   uint32_t reserved0;
 } sg_step_context;
+#define SG_V1_0_SIZE_sg_step_context \
+  SG_STRUCT_SIZE_THROUGH(sg_step_context, reserved0)
 
 /* The host's step. Launches its work on `stream` only (or on streams forked
  * from it and joined back). Returns SG_OK, or any other status to abort the
@@ -321,6 +357,8 @@ typedef struct sg_step_args {
   uint32_t outcome_out; /* out: sg_step_outcome */
   uint32_t reserved0;
 } sg_step_args;
+#define SG_V1_0_SIZE_sg_step_args \
+  SG_STRUCT_SIZE_THROUGH(sg_step_args, reserved0)
 
 /* RNG state for checkpoints (rng_get_state / rng_set_state). */
 typedef struct sg_rng_state {
@@ -328,6 +366,7 @@ typedef struct sg_rng_state {
   uint64_t seed;
   uint64_t offset; /* base offset: advanced by each end-of-step */
 } sg_rng_state;
+#define SG_V1_0_SIZE_sg_rng_state SG_STRUCT_SIZE_THROUGH(sg_rng_state, offset)
 
 /* Where the RNG state lives on the device (rng_device_state). Kernels read
  * *seed and *base_offset and add the offset rng_reserve returned. */
@@ -336,6 +375,8 @@ typedef struct sg_rng_device_state {
   const uint64_t *seed;        /* out: device pointer, valid until destroy */
   const uint64_t *base_offset; /* out: device pointer, valid until destroy */
 } sg_rng_device_state;
+#define SG_V1_0_SIZE_sg_rng_device_state \
+  SG_STRUCT_SIZE_THROUGH(sg_rng_device_state, base_offset)
 
 /* Session statistics (get_stats): counters since session_create. */
 typedef struct sg_stats {
@@ -358,6 +399,7 @@ typedef struct sg_stats {
   double capture_ms;          /* total time inside capture_begin..end */
   double instantiate_ms;      /* total time instantiating and updating */
 } sg_stats;
+#define SG_V1_0_SIZE_sg_stats SG_STRUCT_SIZE_THROUGH(sg_stats, instantiate_ms)
 
 /* One key's graph (graph_info). */
 typedef struct sg_graph_info {
@@ -369,6 +411,8 @@ typedef struct sg_graph_info {
                            are disabled (then nodes is 0) */
   uint32_t reserved0;
 } sg_graph_info;
+#define SG_V1_0_SIZE_sg_graph_info \
+  SG_STRUCT_SIZE_THROUGH(sg_graph_info, reserved0)
 
 /* sg_get_api_v1's arguments. */
 typedef struct sg_get_api_args {
@@ -381,6 +425,8 @@ typedef struct sg_get_api_args {
                                    the calling thread, valid until its next
                                    call into the plugin); else NULL */
 } sg_get_api_args;
+#define SG_V1_0_SIZE_sg_get_api_args \
+  SG_STRUCT_SIZE_THROUGH(sg_get_api_args, error)
 
 /* ------------------------------------------------------------------------ */
 /* The function table                                                        */
@@ -404,7 +450,22 @@ typedef struct sg_api {
    * NUL-terminated, truncated to buf_size-1 bytes; *needed_out (optional)
    * gets strlen of the full message. buf may be NULL
    * when buf_size is 0. An entry that succeeds leaves the message as it was.
-   * Thread-safe; capture-safe. */
+   * Thread-safe; capture-safe.
+   *
+   * A session has ONE message, not one per thread: any entry on the session
+   * that returns something other than SG_OK (SG_RUN_EAGERLY included), on
+   * any thread, replaces it. last_error does not take the session's entry
+   * lock, so when two threads use one session, the message read after a
+   * failure may already be another thread's (as with sqlite3_errmsg on a
+   * shared connection). A multithreaded host that needs the message of its
+   * own call either serialises its calls on the session together with the
+   * last_error that follows (its own lock around both), or uses one session
+   * per thread, or takes the message from the log callback: with the
+   * session's log level at SG_LOG_ERROR or more, every failing entry on
+   * the session except last_error itself delivers exactly its own message
+   * at SG_LOG_ERROR, on the failing thread, inside the failing call. The
+   * session-less message (session NULL) is per thread, so it is never
+   * another thread's. */
   sg_status (*last_error)(sg_session *session, char *buf,
                           size_t buf_size, size_t *needed_out);
 
@@ -603,6 +664,7 @@ typedef struct sg_api {
   sg_status (*sync)(sg_session *session, sg_stream stream,
                     uint32_t timeout_ms);
 } sg_api;
+#define SG_V1_0_SIZE_sg_api SG_STRUCT_SIZE_THROUGH(sg_api, sync)
 
 /* ------------------------------------------------------------------------ */
 /* The one exported symbol                                                   */

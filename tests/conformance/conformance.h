@@ -33,6 +33,7 @@ sg_fp8_param_desc fp8_desc(uint32_t k, uint64_t rows, uint64_t cols);
 
 Suite *exports_suite(void);
 Suite *negotiation_suite(void);
+Suite *layout_suite(void);
 Suite *struct_size_suite(void);
 Suite *arguments_suite(void);
 Suite *states_suite(void);

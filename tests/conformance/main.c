@@ -1,11 +1,9 @@
 /* The ABI conformance suite: the contract of libstepgraph.so.1 as a host
  * sees it through dlopen. Needs no GPU: everything that would touch one goes
  * through validation-only sessions. One test case per promise. */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "conformance.h"
 #include "sg_load.h"
+#include "sg_run_suite.h"
 
 const sg_api *api;
 sg_get_api_v1_fn get_api;
@@ -67,16 +65,10 @@ int main(void) {
   sg_loaded l = sg_test_load();
   api = l.api;
   get_api = l.get_api;
-  SRunner *sr = srunner_create(exports_suite());
-  srunner_add_suite(sr, negotiation_suite());
-  srunner_add_suite(sr, struct_size_suite());
-  srunner_add_suite(sr, arguments_suite());
-  srunner_add_suite(sr, states_suite());
-  srunner_add_suite(sr, session_suite());
-  srunner_add_suite(sr, fp8_registry_suite());
-  srunner_add_suite(sr, environment_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  Suite *const suites[] = {exports_suite(),     negotiation_suite(),
+                           layout_suite(),      struct_size_suite(),
+                           arguments_suite(),   states_suite(),
+                           session_suite(),     fp8_registry_suite(),
+                           environment_suite()};
+  return sg_run_suites(suites, sizeof suites / sizeof *suites, CK_FORK_GETENV);
 }
