@@ -19,13 +19,6 @@ void *tr_calloc(size_t n, size_t size, const char *what, const char *file,
   return p;
 }
 
-void tr_check_cuda(cudaError_t err, const char *call, const char *file,
-                   int line) {
-  if (err != cudaSuccess) {
-    tr_die(file, line, call, cudaGetErrorName(err), cudaGetErrorString(err));
-  }
-}
-
 void tr_check_blas(cublasStatus_t st, const char *call, const char *file,
                    int line) {
   if (st != CUBLAS_STATUS_SUCCESS) {

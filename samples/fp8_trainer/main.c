@@ -29,7 +29,7 @@ static bool gpu_usable(void) {
     return false;
   }
   struct cudaDeviceProp prop;
-  CK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  SG_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   if (prop.major * 10 + prop.minor < 89) {
     fprintf(stderr,
             "fp8_trainer: GPU 0 (%s, sm_%d%d) has no FP8 tensor cores; "

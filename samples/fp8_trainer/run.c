@@ -23,7 +23,7 @@ typedef struct timeline {
 } timeline;
 
 static void mark(timeline *tl, tr_trainer *t, step_kind kind) {
-  CK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
+  SG_CHECK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
   tl->kind[tl->next++] = (uint8_t)kind;
 }
 
@@ -137,7 +137,7 @@ static void summarise(const timeline *tl, uint32_t steps, uint32_t skip_eager,
   uint32_t ne = 0, ng = 0;
   for (uint32_t i = 0; i < steps; i++) {
     float ms = 0.0f;
-    CK_CUDA(cudaEventElapsedTime(&ms, tl->ev[i], tl->ev[i + 1]));
+    SG_CHECK_CUDA(cudaEventElapsedTime(&ms, tl->ev[i], tl->ev[i + 1]));
     if (tl->kind[i] == KIND_EAGER && i >= skip_eager) {
       eager[ne++] = ms;
     } else if (tl->kind[i] == KIND_REPLAY) {
@@ -154,13 +154,13 @@ static void summarise(const timeline *tl, uint32_t steps, uint32_t skip_eager,
 
 static void finish(tr_trainer *t, timeline *tl, const tr_options *o,
                    tr_mode mode, tr_run_result *r) {
-  CK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+  SG_CHECK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(t->stream));
   summarise(tl, o->steps, mode == TR_MODE_EAGER ? o->warmup : TR_COLD_STEPS,
             r);
   r->losses = TR_CALLOC(o->steps, sizeof(float), "losses");
-  CK_CUDA(cudaMemcpy(r->losses, t->m.losses, o->steps * sizeof(float),
-                     cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(r->losses, t->m.losses, o->steps * sizeof(float),
+                           cudaMemcpyDeviceToHost));
   r->launches = t->launches;
   sg_graph_info gi;
   memset(&gi, 0, sizeof gi);
@@ -183,7 +183,7 @@ void tr_run(tr_trainer *t, tr_mode mode, const tr_options *o,
   timeline tl = {TR_CALLOC(o->steps + 1u, sizeof(cudaEvent_t), "step events"),
                  TR_CALLOC(o->steps, 1, "step kinds"), 0};
   for (uint32_t i = 0; i <= o->steps; i++) {
-    CK_CUDA(cudaEventCreate(&tl.ev[i]));
+    SG_CHECK_CUDA(cudaEventCreate(&tl.ev[i]));
   }
   if (mode == TR_MODE_EAGER) {
     for (uint32_t i = 0; i < o->steps; i++) {
@@ -196,7 +196,7 @@ void tr_run(tr_trainer *t, tr_mode mode, const tr_options *o,
   }
   finish(t, &tl, o, mode, r);
   for (uint32_t i = 0; i <= o->steps; i++) {
-    CK_CUDA(cudaEventDestroy(tl.ev[i]));
+    SG_CHECK_CUDA(cudaEventDestroy(tl.ev[i]));
   }
   free(tl.ev);
   free(tl.kind);
@@ -209,7 +209,7 @@ void tr_run_free(tr_run_result *r) {
 
 size_t tr_device_bytes_in_use(void) {
   size_t free_bytes = 0, total = 0;
-  CK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  SG_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
   return total - free_bytes;
 }
 

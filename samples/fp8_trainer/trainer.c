@@ -69,9 +69,9 @@ static void plan_gemms(tr_trainer *t) {
  * weights quantized as well as every later step's. */
 static void first_refresh(tr_trainer *t) {
   tr_refresh(t, t->stream, SG_REFRESH_CAST_TRANSPOSE);
-  CK_CUDA(tr_k_update_scales(t->m.meta, t->m.step, 0, t->stream));
+  SG_CHECK_CUDA(tr_k_update_scales(t->m.meta, t->m.step, 0, t->stream));
   tr_refresh(t, t->stream, SG_REFRESH_CAST_TRANSPOSE);
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(t->stream));
 }
 
 void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode) {
@@ -107,7 +107,7 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   t->rng.struct_size = sizeof t->rng;
   CK_SG(t->api, t->session, t->api->rng_device_state(t->session, &t->rng));
   /* Non-blocking: the legacy stream must never join a capture. */
-  CK_CUDA(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
   tr_model_create(&t->m, &cfg->dims, cfg->seed, TR_LEARNING_RATE);
   register_weights(t);
   tr_blas_create(&t->blas, TR_WORKSPACE_BYTES);
@@ -116,7 +116,7 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
 }
 
 void tr_trainer_destroy(tr_trainer *t) {
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(t->stream));
   t->api->session_destroy(t->session); /* its graphs bake our buffers in */
   tr_gemm_destroy(&t->teacher_out);
   tr_gemm_destroy(&t->teacher_in);
@@ -129,5 +129,5 @@ void tr_trainer_destroy(tr_trainer *t) {
   free(t->forward);
   tr_blas_destroy(&t->blas);
   tr_model_destroy(&t->m);
-  CK_CUDA(cudaStreamDestroy(t->stream));
+  SG_CHECK_CUDA(cudaStreamDestroy(t->stream));
 }
