@@ -288,7 +288,14 @@ START_TEST(null_session_is_refused_by_every_entry) {
 }
 END_TEST
 
-START_TEST(destroy_null_is_a_no_op) { api->session_destroy(NULL); }
+/* No crash, and no message either: the thread's stays as it was. */
+START_TEST(destroy_null_is_a_no_op) {
+  ck_assert_int_eq(api->invalidate(NULL, 5), SG_ERR_INVALID_ARGUMENT);
+  api->session_destroy(NULL);
+  char detail[256];
+  api->last_error(NULL, detail, sizeof detail, NULL);
+  ck_assert_str_eq(detail, "invalidate: session is NULL");
+}
 END_TEST
 
 START_TEST(every_status_has_its_own_string) {
