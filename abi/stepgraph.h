@@ -76,8 +76,10 @@ extern "C" {
 #define SG_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define SG_ABI_VERSION_MINOR(v) ((uint32_t)(v) & 0xffffu)
 
-/* Version of the library this header shipped with (semantic versioning). */
-#define SG_LIBRARY_VERSION "0.1.0"
+/* Version of the library this header shipped with, <ABI major>.<ABI
+ * minor>.<patch> (docs/ABI.md); the library's file is named
+ * libstepgraph.so.<this version>. */
+#define SG_LIBRARY_VERSION "1.0.0"
 
 /* The one exported symbol's name, for dlsym. */
 #define SG_GET_API_SYMBOL "sg_get_api_v1"
@@ -420,7 +422,7 @@ typedef struct sg_get_api_args {
   uint32_t host_abi_version;    /* SG_ABI_VERSION of the host's header */
   uint32_t plugin_abi_version;  /* out: the plugin's major<<16 | minor */
   const struct sg_api *api;     /* out: the table; static, never freed */
-  const char *library_version;  /* out: static string, e.g. "0.1.0" */
+  const char *library_version;  /* out: static string, e.g. "1.0.0" */
   const char *error;            /* out: on failure, why (static storage of
                                    the calling thread, valid until its next
                                    call into the plugin); else NULL */
