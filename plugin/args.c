@@ -89,16 +89,15 @@ sg_status sg_read_array(sg_diag *d, const void *array, uint32_t count,
 
 sg_status sg_check_stream_arg(sg_diag *d, sg_stream stream,
                               const char *name) {
+  /* CUDA cannot capture the legacy stream. cudaStreamPerThread can be: it
+   * names the calling thread's per-thread stream of the current device. */
   if (stream == NULL || stream == (sg_stream)cudaStreamLegacy) {
     return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
-                   "%s is the legacy default stream, which cannot be "
-                   "captured; use a stream created with cudaStreamCreate",
-                   name);
-  }
-  if (stream == (sg_stream)cudaStreamPerThread) {
-    return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
-                   "%s is cudaStreamPerThread; pass the real stream handle",
-                   name);
+                   "%s is the legacy default stream (%s), which cannot be "
+                   "captured; use a stream created with cudaStreamCreate, or "
+                   "cudaStreamPerThread (a host built with --default-stream "
+                   "per-thread passes cudaStreamPerThread, not 0)",
+                   name, stream == NULL ? "NULL" : "cudaStreamLegacy");
   }
   return SG_OK;
 }

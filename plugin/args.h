@@ -42,7 +42,7 @@ sg_status sg_read_array(sg_diag *d, const void *array, uint32_t count,
                 SG_V1_0_SIZE_##type, (name))
 
 /* A stream argument the plugin will capture on or check: the legacy default
- * stream (NULL, cudaStreamLegacy) and cudaStreamPerThread are refused. */
+ * stream (NULL, cudaStreamLegacy) is refused; cudaStreamPerThread is not. */
 sg_status sg_check_stream_arg(sg_diag *d, sg_stream stream,
                               const char *name);
 

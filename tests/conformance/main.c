@@ -18,13 +18,17 @@ sg_session_config validation_config(void) {
   return cfg;
 }
 
-sg_session *open_validation(void) {
-  sg_session_config cfg = validation_config();
+sg_session *open_config(const sg_session_config *cfg) {
   sg_session *s = NULL;
-  sg_status st = api->session_create(&cfg, &s);
+  sg_status st = api->session_create(cfg, &s);
   ck_assert_msg(st == SG_OK, "validation-only session_create: %d", (int)st);
   ck_assert_ptr_nonnull(s);
   return s;
+}
+
+sg_session *open_validation(void) {
+  sg_session_config cfg = validation_config();
+  return open_config(&cfg);
 }
 
 void expect_status_at(sg_session *s, sg_status got, sg_status want,
@@ -75,6 +79,10 @@ int main(void) {
   srunner_add_suite(sr, session_suite());
   srunner_add_suite(sr, fp8_registry_suite());
   srunner_add_suite(sr, environment_suite());
+  srunner_add_suite(sr, streams_suite());
+  srunner_add_suite(sr, static_sources_suite());
+  srunner_add_suite(sr, step_plan_suite());
+  srunner_add_suite(sr, rng_validation_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
