@@ -138,21 +138,21 @@ static sg_replay_args replay_with(const fixture *f, uint32_t k) {
   return a;
 }
 
+/* A driver step of key 1 with the two sources, as host memory. */
+static sg_step_args step_with(fixture *f, const void *const *sources) {
+  sg_step_args a = {.struct_size = sizeof a, .key = 1,
+                    .stream = (sg_stream)f->st, .fn = step_fn, .user = f,
+                    .static_sources = sources, .static_source_count = 2,
+                    .flags = SG_STEP_HOST_SOURCES};
+  return a;
+}
+
 START_TEST(driver_copies_host_sources_in_every_phase) {
   fixture f;
   open_fixture(&f, WARMUP);
   SG_TEST_CUDA(hk_preload());
   for (uint32_t k = 0; k < STEPS; k++) {
-    sg_step_args a;
-    memset(&a, 0, sizeof a);
-    a.struct_size = sizeof a;
-    a.key = 1;
-    a.stream = (sg_stream)f.st;
-    a.fn = step_fn;
-    a.user = &f;
-    a.static_sources = f.sources[k];
-    a.static_source_count = 2;
-    a.flags = SG_STEP_HOST_SOURCES;
+    sg_step_args a = step_with(&f, f.sources[k]);
     GT_OK(f.s, gt_api->step(f.s, &a));
     const uint32_t want = k < WARMUP    ? SG_STEP_WARMUP
                           : k == WARMUP ? SG_STEP_CAPTURED
@@ -184,6 +184,18 @@ static void capture_step(fixture *f, uint32_t pre_capture) {
   GT_OK(f->s, gt_api->capture_begin(f->s, &ca));
   enqueue_step(f, f->st);
   GT_OK(f->s, gt_api->capture_end(f->s, &ca));
+}
+
+/* A session whose key 1 holds the captured step (not run yet), with the
+ * static scalars set to a sentinel. */
+static const hk_scalars sentinel = {-1.0f, 7};
+
+static void open_captured(fixture *f) {
+  open_fixture(f, 0);
+  SG_TEST_CUDA(hk_preload());
+  capture_step(f, 1);
+  SG_TEST_CUDA(cudaMemcpy(f->scalars, &sentinel, sizeof sentinel,
+                          cudaMemcpyHostToDevice));
 }
 
 START_TEST(manual_path_steered_by_step_plan) {
@@ -261,13 +273,8 @@ static hk_scalars peek_scalars(const fixture *f, cudaStream_t side) {
 
 START_TEST(copy_is_ordered_and_reads_the_host_memory_when_it_runs) {
   fixture f;
-  open_fixture(&f, 0);
-  SG_TEST_CUDA(hk_preload());
-  capture_step(&f, 1);
+  open_captured(&f);
   cudaStream_t side = gt_stream(1);
-  const hk_scalars sentinel = {-1.0f, 7};
-  SG_TEST_CUDA(cudaMemcpy(f.scalars, &sentinel, sizeof sentinel,
-                          cudaMemcpyHostToDevice));
   volatile int *flag = NULL;
   SG_TEST_CUDA(cudaMallocHost((void **)&flag, sizeof *flag));
   *flag = 0;
@@ -308,12 +315,7 @@ END_TEST
 
 START_TEST(pageable_memory_is_refused_before_anything_runs) {
   fixture f;
-  open_fixture(&f, 0);
-  SG_TEST_CUDA(hk_preload());
-  capture_step(&f, 1);
-  const hk_scalars sentinel = {-1.0f, 7};
-  SG_TEST_CUDA(cudaMemcpy(f.scalars, &sentinel, sizeof sentinel,
-                          cudaMemcpyHostToDevice));
+  open_captured(&f);
   uint32_t *pageable = malloc(WORDS * sizeof(uint32_t));
   ck_assert_ptr_nonnull(pageable);
   const void *sources[2] = {&f.host_scalars[3], pageable};
@@ -324,16 +326,7 @@ START_TEST(pageable_memory_is_refused_before_anything_runs) {
   printf("test_host_sources: pageable source -> %s\n", detail);
   ck_assert_ptr_nonnull(strstr(detail, "args->static_sources[1]"));
   ck_assert_ptr_nonnull(strstr(detail, "pageable host memory"));
-  sg_step_args a;
-  memset(&a, 0, sizeof a);
-  a.struct_size = sizeof a;
-  a.key = 1;
-  a.stream = (sg_stream)f.st;
-  a.fn = step_fn;
-  a.user = &f;
-  a.static_sources = sources;
-  a.static_source_count = 2;
-  a.flags = SG_STEP_HOST_SOURCES;
+  sg_step_args a = step_with(&f, sources);
   GT_EXPECT(f.s, gt_api->step(f.s, &a), SG_ERR_INVALID_ARGUMENT);
   ck_assert_ptr_nonnull(strstr(sg_test_detail(gt_api, f.s),
                                "step: args->static_sources[1]"));
@@ -354,9 +347,7 @@ END_TEST
 
 START_TEST(registered_host_memory_and_device_sources_mix) {
   fixture f;
-  open_fixture(&f, 0);
-  SG_TEST_CUDA(hk_preload());
-  capture_step(&f, 1);
+  open_captured(&f);
   const long page = sysconf(_SC_PAGESIZE);
   void *registered = NULL;
   ck_assert_int_eq(posix_memalign(&registered, (size_t)page, (size_t)page), 0);

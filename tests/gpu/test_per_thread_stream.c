@@ -89,6 +89,22 @@ START_TEST(cuda_captures_the_per_thread_stream) {
 }
 END_TEST
 
+/* A session made READY on cudaStreamPerThread, and a zeroed counter. */
+static sg_session *open_per_thread(uint32_t warmup, int **dev) {
+  sg_session_config cfg = gt_config();
+  cfg.warmup_steps = warmup;
+  sg_session *s = gt_session(&cfg);
+  *dev = new_counter();
+  GT_OK(s, gt_api->pre_capture(s, PT));
+  return s;
+}
+
+static sg_capture_args per_thread_capture(uint64_t key, uint32_t mode) {
+  sg_capture_args ca = gt_capture_args(key, NULL, mode);
+  ca.stream = PT;
+  return ca;
+}
+
 /* One step: a stray launch, an explicit one, the RNG end of step. */
 static void enqueue_step(sg_session *s, int *dev) {
   SG_TEST_CUDA(pt_add_on_default_stream(dev, 1));
@@ -97,12 +113,9 @@ static void enqueue_step(sg_session *s, int *dev) {
 }
 
 START_TEST(plugin_captures_and_replays_on_the_per_thread_stream) {
-  sg_session_config cfg = gt_config();
-  sg_session *s = gt_session(&cfg);
-  int *dev = new_counter();
-  GT_OK(s, gt_api->pre_capture(s, PT));
-  sg_capture_args ca = gt_capture_args(1, NULL, SG_CAPTURE_THREAD_LOCAL);
-  ca.stream = PT;
+  int *dev = NULL;
+  sg_session *s = open_per_thread(0, &dev);
+  sg_capture_args ca = per_thread_capture(1, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(s, gt_api->capture_begin(s, &ca));
   uint64_t off = 0;
   GT_OK(s, gt_api->rng_reserve(s, 3, &off));
@@ -139,10 +152,8 @@ static sg_status step_fn(void *user, sg_stream stream,
 }
 
 START_TEST(driver_steps_on_the_per_thread_stream) {
-  sg_session_config cfg = gt_config();
-  cfg.warmup_steps = 1;
-  sg_session *s = gt_session(&cfg);
-  int *dev = new_counter();
+  int *dev = NULL;
+  sg_session *s = open_per_thread(1, &dev);
   const uint32_t want[] = {SG_STEP_WARMUP, SG_STEP_CAPTURED, SG_STEP_REPLAYED,
                            SG_STEP_REPLAYED};
   for (int i = 0; i < 4; i++) {
@@ -165,20 +176,16 @@ typedef struct other_end {
 
 static void *end_elsewhere(void *p) {
   other_end *o = p;
-  sg_capture_args ca = gt_capture_args(3, NULL, SG_CAPTURE_RELAXED);
-  ca.stream = PT;
+  sg_capture_args ca = per_thread_capture(3, SG_CAPTURE_RELAXED);
   o->st = gt_api->capture_end(o->s, &ca);
   gt_api->last_error(o->s, o->detail, sizeof o->detail, NULL);
   return NULL;
 }
 
 START_TEST(capture_end_from_another_thread_is_refused) {
-  sg_session_config cfg = gt_config();
-  sg_session *s = gt_session(&cfg);
-  int *dev = new_counter();
-  GT_OK(s, gt_api->pre_capture(s, PT));
-  sg_capture_args ca = gt_capture_args(3, NULL, SG_CAPTURE_RELAXED);
-  ca.stream = PT;
+  int *dev = NULL;
+  sg_session *s = open_per_thread(0, &dev);
+  sg_capture_args ca = per_thread_capture(3, SG_CAPTURE_RELAXED);
   GT_OK(s, gt_api->capture_begin(s, &ca));
   SG_TEST_CUDA(pt_add_on_default_stream(dev, 7));
   other_end o = {s, SG_OK, ""};
