@@ -307,6 +307,7 @@ void sg_engine_abandon(sg_session *s, bool *invalidated_out) {
     sg_log(&s->diag.log, SG_LOG_ERROR, "step: %s", e->reason);
   }
 }
+
 /* The static-input copies: one kernel launch per SG_K_COPY_MAX sources
  * (a cudaMemcpyAsync each would cost the host a launch each). */
 static sg_status copy_statics(sg_session *s, sg_stream stream,
@@ -331,13 +332,11 @@ static sg_status copy_statics(sg_session *s, sg_stream stream,
 /* Host sources: every one is checked before anything is enqueued, and
  * read through the address CUDA gives the device for it. */
 static sg_status readable_sources(sg_session *s, const sg_sources *src) {
-  char name[48];
   sg_status st = SG_OK;
   for (uint32_t i = 0; i < src->count && st == SG_OK; i++) {
     s->statics.readable[i] = src->ptrs[i];
     if (src->ptrs[i] != NULL) {
-      snprintf(name, sizeof name, "args->static_sources[%u]", i);
-      st = sg_source_address(&s->diag, s->device, src->ptrs[i], name,
+      st = sg_source_address(&s->diag, s->device, src->ptrs[i], i,
                              &s->statics.readable[i]);
     }
   }

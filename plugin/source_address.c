@@ -3,7 +3,7 @@
 #include "cuda_check.h"
 
 sg_status sg_source_address(sg_diag *d, int device, const void *src,
-                            const char *name, const void **out) {
+                            uint32_t index, const void **out) {
   struct cudaPointerAttributes a;
   sg_status st = SG_CUDA(d, cudaPointerGetAttributes(&a, src));
   if (st != SG_OK) {
@@ -13,10 +13,11 @@ sg_status sg_source_address(sg_diag *d, int device, const void *src,
     case cudaMemoryTypeHost:
       if (a.devicePointer == NULL) {
         return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
-                       "%s (%p) is page-locked host memory that device %d "
-                       "cannot address (registered for another context "
-                       "without cudaHostRegisterPortable?)",
-                       name, src, device);
+                       "args->static_sources[%u] (%p) is page-locked host "
+                       "memory that device %d cannot address (registered "
+                       "for another context without "
+                       "cudaHostRegisterPortable?)",
+                       (unsigned)index, src, device);
       }
       *out = a.devicePointer;
       return SG_OK;
@@ -26,18 +27,18 @@ sg_status sg_source_address(sg_diag *d, int device, const void *src,
     case cudaMemoryTypeDevice:
       if (a.device != device) {
         return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
-                       "%s (%p) is memory of device %d, the session's is "
-                       "device %d",
-                       name, src, a.device, device);
+                       "args->static_sources[%u] (%p) is memory of device "
+                       "%d, the session's is device %d",
+                       (unsigned)index, src, a.device, device);
       }
       *out = src;
       return SG_OK;
     default:
       return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
-                     "%s (%p) is pageable host memory (malloc, the stack), "
-                     "which the copy kernel cannot read: allocate it with "
-                     "cudaMallocHost or cudaHostAlloc, or page-lock it with "
-                     "cudaHostRegister",
-                     name, src);
+                     "args->static_sources[%u] (%p) is pageable host memory "
+                     "(malloc, the stack), which the copy kernel cannot "
+                     "read: allocate it with cudaMallocHost or "
+                     "cudaHostAlloc, or page-lock it with cudaHostRegister",
+                     (unsigned)index, src);
   }
 }

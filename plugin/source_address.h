@@ -13,13 +13,16 @@
 #ifndef SG_SOURCE_ADDRESS_H
 #define SG_SOURCE_ADDRESS_H
 
+#include <stdint.h>
+
 #include "error.h"
 
 /* *out: the address through which a kernel on `device` (the current
- * device) reads src. Refused, naming `name`, unless src is page-locked
- * host memory mapped for the device, device memory of `device`, or
- * managed memory. */
+ * device) reads src, the call's args->static_sources[index]. Refused,
+ * naming it, unless src is page-locked host memory mapped for the device,
+ * device memory of `device`, or managed memory. Formats nothing unless it
+ * fails (replay's path). */
 sg_status sg_source_address(sg_diag *d, int device, const void *src,
-                            const char *name, const void **out);
+                            uint32_t index, const void **out);
 
 #endif
