@@ -1,7 +1,7 @@
 /* step_plan with real captures: after a failed capture the plan says
  * SG_ACTION_EAGER (and replay SG_RUN_EAGERLY) until invalidate, then
- * SG_ACTION_CAPTURE again; the plan and the step driver count the key's
- * steps together. (The whole manual path steered by the plan, with host
+ * SG_ACTION_CAPTURE again; it is refused while capturing; the plan and the
+ * step driver count the key's steps together. (The whole manual path steered by the plan, with host
  * inputs, is in test_host_sources.) */
 #include "gpu_common.h"
 
@@ -41,7 +41,9 @@ START_TEST(failed_capture_makes_the_plan_eager_until_invalidate) {
   ck_assert_uint_eq(p.pre_capture_out, 0);
   GT_OK(s, gt_api->capture_begin(s, &ca));
   SG_TEST_CUDA(tk_add_int(dev, 1, st));
-  GT_OK(s, gt_api->capture_end(s, &ca));
+  sg_step_plan during = {.struct_size = sizeof during, .key = 4};
+  GT_EXPECT(s, gt_api->step_plan(s, &during), SG_ERR_INVALID_STATE);
+  GT_OK(s, gt_api->capture_end(s, &ca)); /* the refusal left it intact */
   GT_OK(s, gt_api->replay(s, &ra));
   ck_assert_uint_eq(plan(s, 4).action_out, SG_ACTION_REPLAY);
   ck_assert_int_eq(gt_read_int(dev, st), 1);
