@@ -7,7 +7,9 @@
  * CUDA graphs: pre-capture, capture, replay, a step driver, the FP8 weight
  * transpose refresh after the optimizer step, graph-safe RNG, statistics.
  *
- * This is the only public header. It needs only <stddef.h> and <stdint.h>:
+ * This is the only public C header (stepgraph_rng.cuh beside it holds
+ * optional device-side helpers for CUDA kernels that use the session's RNG).
+ * It needs only <stddef.h> and <stdint.h>:
  * CUDA streams and NCCL communicators appear as the opaque struct pointers that
  * cudaStream_t and ncclComm_t already are, so hosts pass theirs unchanged and
  * bindings (ctypes) see plain pointers.
