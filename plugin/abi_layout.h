@@ -82,6 +82,14 @@ SG_FROZEN(sg_step_args, fn, 24);
 SG_FROZEN(sg_step_args, user, 32);
 SG_FROZEN(sg_step_args, outcome_out, 40);
 SG_FROZEN(sg_step_args, reserved0, 44);
+SG_FROZEN(sg_step_args, static_sources, 48);
+SG_FROZEN(sg_step_args, static_source_count, 56);
+SG_FROZEN(sg_step_args, flags, 60);
+SG_FROZEN(sg_step_plan, struct_size, 0);
+SG_FROZEN(sg_step_plan, key, 8);
+SG_FROZEN(sg_step_plan, action_out, 16);
+SG_FROZEN(sg_step_plan, pre_capture_out, 20);
+SG_FROZEN(sg_step_plan, step_index_out, 24);
 SG_FROZEN(sg_rng_state, struct_size, 0);
 SG_FROZEN(sg_rng_state, seed, 8);
 SG_FROZEN(sg_rng_state, offset, 16);
@@ -143,5 +151,6 @@ SG_FROZEN(sg_api, get_stats, 168);
 SG_FROZEN(sg_api, graph_info, 176);
 SG_FROZEN(sg_api, dump_graph, 184);
 SG_FROZEN(sg_api, sync, 192);
+SG_FROZEN(sg_api, step_plan, 200);
 
 #endif

@@ -27,17 +27,25 @@ static void mark(timeline *tl, tr_trainer *t, step_kind kind) {
   tl->kind[tl->next++] = (uint8_t)kind;
 }
 
+/* The timeline's next slot is the step's index. An eager step copies its
+ * learning rate itself; replay and the driver copy it (host sources). */
 static void eager_step(timeline *tl, tr_trainer *t) {
+  const uint32_t step = tl->next;
   mark(tl, t, KIND_EAGER);
+  tr_schedule_copy(&t->schedule, step, t->m.lr, t->stream);
   tr_step_enqueue(t, t->stream);
 }
 
 static void replay_step(timeline *tl, tr_trainer *t, step_kind kind) {
+  const void *rate = tr_schedule_source(&t->schedule, tl->next);
   sg_replay_args a;
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
   a.key = TR_KEY;
   a.stream = t->stream;
+  a.static_sources = &rate;
+  a.static_source_count = 1;
+  a.flags = SG_REPLAY_HOST_SOURCES;
   mark(tl, t, kind);
   CK_SG(t->api, t->session, t->api->replay(t->session, &a));
 }
@@ -109,6 +117,7 @@ static void run_driver(tr_trainer *t, const tr_options *o, timeline *tl,
       [SG_STEP_WARMUP] = KIND_EAGER, [SG_STEP_CAPTURED] = KIND_FIRST_LAUNCH,
       [SG_STEP_REPLAYED] = KIND_REPLAY, [SG_STEP_EAGER] = KIND_EAGER};
   for (uint32_t i = 0; i < o->steps; i++) {
+    const void *rate = tr_schedule_source(&t->schedule, i);
     sg_step_args a;
     memset(&a, 0, sizeof a);
     a.struct_size = sizeof a;
@@ -116,6 +125,9 @@ static void run_driver(tr_trainer *t, const tr_options *o, timeline *tl,
     a.stream = t->stream;
     a.fn = driver_callback;
     a.user = t;
+    a.static_sources = &rate;
+    a.static_source_count = 1;
+    a.flags = SG_STEP_HOST_SOURCES;
     const uint32_t at = tl->next;
     mark(tl, t, KIND_EAGER);
     CK_SG(t->api, t->session, t->api->step(t->session, &a));

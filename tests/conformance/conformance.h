@@ -19,6 +19,7 @@ extern sg_get_api_v1_fn get_api;
 
 sg_session_config validation_config(void);
 sg_session *open_validation(void); /* asserts success */
+sg_session *open_config(const sg_session_config *cfg); /* likewise */
 
 /* Asserts `got == want` and, for failures, that the detail message (the
  * session's, or the thread's when s is NULL) contains `needle`. */
@@ -40,5 +41,9 @@ Suite *states_suite(void);
 Suite *session_suite(void);
 Suite *fp8_registry_suite(void);
 Suite *environment_suite(void);
+Suite *streams_suite(void);
+Suite *static_sources_suite(void);
+Suite *step_plan_suite(void);
+Suite *rng_validation_suite(void);
 
 #endif

@@ -16,13 +16,17 @@ sg_session_config validation_config(void) {
   return cfg;
 }
 
-sg_session *open_validation(void) {
-  sg_session_config cfg = validation_config();
+sg_session *open_config(const sg_session_config *cfg) {
   sg_session *s = NULL;
-  sg_status st = api->session_create(&cfg, &s);
+  sg_status st = api->session_create(cfg, &s);
   ck_assert_msg(st == SG_OK, "validation-only session_create: %d", (int)st);
   ck_assert_ptr_nonnull(s);
   return s;
+}
+
+sg_session *open_validation(void) {
+  sg_session_config cfg = validation_config();
+  return open_config(&cfg);
 }
 
 void expect_status_at(sg_session *s, sg_status got, sg_status want,
@@ -69,6 +73,8 @@ int main(void) {
                            layout_suite(),      struct_size_suite(),
                            arguments_suite(),   states_suite(),
                            session_suite(),     fp8_registry_suite(),
-                           environment_suite()};
+                           environment_suite(), streams_suite(),
+                           static_sources_suite(), step_plan_suite(),
+                           rng_validation_suite()};
   return sg_run_suites(suites, sizeof suites / sizeof *suites, CK_FORK_GETENV);
 }

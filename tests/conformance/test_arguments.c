@@ -62,9 +62,6 @@ static sg_status pre_capture_null(sg_session *s) {
 static sg_status pre_capture_legacy(sg_session *s) {
   return api->pre_capture(s, (sg_stream)(uintptr_t)0x1); /* cudaStreamLegacy */
 }
-static sg_status pre_capture_per_thread(sg_session *s) {
-  return api->pre_capture(s, (sg_stream)(uintptr_t)0x2); /* PerThread */
-}
 static sg_status begin_null(sg_session *s) {
   return api->capture_begin(s, NULL);
 }
@@ -137,11 +134,11 @@ static sg_status replay_null_sources(sg_session *s) {
 }
 static sg_status step_null(sg_session *s) { return api->step(s, NULL); }
 static sg_status step_null_fn(sg_session *s) {
-  sg_step_args a = {sizeof a, 1, FAKE_STREAM, NULL, NULL, 0, 0};
+  sg_step_args a = {.struct_size = sizeof a, .key = 1, .stream = FAKE_STREAM};
   return api->step(s, &a);
 }
 static sg_status step_legacy_stream(sg_session *s) {
-  sg_step_args a = {sizeof a, 1, NULL, noop_step, NULL, 0, 0};
+  sg_step_args a = {.struct_size = sizeof a, .key = 1, .fn = noop_step};
   return api->step(s, &a);
 }
 static sg_status reserve_null(sg_session *s) {
@@ -201,7 +198,6 @@ static const arg_case cases[] = {
     {"static wraps", static_wraps, SG_ERR_INVALID_ARGUMENT, "buffers[0].bytes"},
     {"pre_capture NULL stream", pre_capture_null, SG_ERR_INVALID_ARGUMENT, "legacy default stream"},
     {"pre_capture legacy stream", pre_capture_legacy, SG_ERR_INVALID_ARGUMENT, "legacy default stream"},
-    {"pre_capture per-thread stream", pre_capture_per_thread, SG_ERR_INVALID_ARGUMENT, "cudaStreamPerThread"},
     {"capture_begin NULL", begin_null, SG_ERR_INVALID_ARGUMENT, "args is NULL"},
     {"capture_begin mode", begin_bad_mode, SG_ERR_INVALID_ARGUMENT, "args->capture_mode is 3"},
     {"capture_begin flags", begin_bad_flags, SG_ERR_INVALID_ARGUMENT, "args->flags"},
@@ -259,7 +255,8 @@ START_TEST(null_session_is_refused_by_every_entry) {
   sg_capture_args ca = capture(FAKE_STREAM);
   sg_replay_args ra = replay();
   sg_refresh_args fa = refresh(SG_REFRESH_TRANSPOSE, SG_ALL_GROUPS);
-  sg_step_args sa = {sizeof sa, 1, FAKE_STREAM, noop_step, NULL, 0, 0};
+  sg_step_args sa = {.struct_size = sizeof sa, .key = 1,
+                     .stream = FAKE_STREAM, .fn = noop_step};
   sg_rng_state rs = {sizeof rs, 0, 0};
   sg_rng_device_state rd = {sizeof rd, NULL, NULL};
   sg_stats st = {.struct_size = sizeof st};

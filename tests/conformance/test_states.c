@@ -58,19 +58,9 @@ END_TEST
 START_TEST(device_entries_say_no_device_in_validation_sessions) {
   sg_session *s = open_validation();
   sg_refresh_args r = {sizeof r, SG_REFRESH_TRANSPOSE, SG_ALL_GROUPS, NULL, 0, 0};
-  sg_rng_state rs = {sizeof rs, 1, 2};
-  sg_rng_device_state rd = {sizeof rd, NULL, NULL};
   /* Each detail names its entry: it is this call's, not the one before. */
   EXPECT(s, api->post_optimizer_step(s, FAKE_STREAM, &r), SG_ERR_NO_DEVICE,
          "post_optimizer_step: needs a GPU");
-  EXPECT(s, api->rng_end_step(s, FAKE_STREAM), SG_ERR_NO_DEVICE,
-         "rng_end_step: needs a GPU");
-  EXPECT(s, api->rng_set_state(s, FAKE_STREAM, &rs), SG_ERR_NO_DEVICE,
-         "rng_set_state: needs a GPU");
-  EXPECT(s, api->rng_get_state(s, FAKE_STREAM, &rs), SG_ERR_NO_DEVICE,
-         "rng_get_state: needs a GPU");
-  EXPECT(s, api->rng_device_state(s, &rd), SG_ERR_NO_DEVICE,
-         "rng_device_state: needs a GPU");
   EXPECT(s, api->sync(s, FAKE_STREAM, 1), SG_ERR_NO_DEVICE,
          "sync: needs a GPU");
   api->session_destroy(s);

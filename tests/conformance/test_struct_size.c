@@ -13,6 +13,7 @@
 typedef struct size_case {
   const char *name;
   size_t v1_size;
+  size_t size; /* sizeof in this header: a newer host's fields start here */
   void (*fill)(void *buf);
   sg_status (*call)(sg_session *s, void *buf);
   sg_status accepted; /* what the call returns once the size is accepted */
@@ -78,10 +79,19 @@ static sg_status step_fn(void *user, sg_stream stream,
   return SG_OK;
 }
 static void fill_step(void *b) {
-  sg_step_args a = {sizeof a, 7, FAKE_STREAM, step_fn, NULL, 0, 0};
+  sg_step_args a = {.struct_size = sizeof a, .key = 7, .stream = FAKE_STREAM,
+                    .fn = step_fn};
   memcpy(b, &a, sizeof a);
 }
 static sg_status call_step(sg_session *s, void *b) { return api->step(s, b); }
+
+static void fill_step_plan(void *b) {
+  sg_step_plan p = {.struct_size = sizeof p, .key = 7};
+  memcpy(b, &p, sizeof p);
+}
+static sg_status call_step_plan(sg_session *s, void *b) {
+  return api->step_plan(s, b);
+}
 
 static void fill_rng_state(void *b) {
   sg_rng_state r = {sizeof r, 1, 2};
@@ -122,38 +132,44 @@ static sg_status call_graph_info(sg_session *s, void *b) {
   return api->graph_info(s, 7, b);
 }
 
+/* A case's first version's size and its size in this header. */
+#define SIZES(type) SG_V1_0_SIZE_##type, sizeof(type)
+#define SIZES_SINCE(ver, type) SG_V##ver##_SIZE_##type, sizeof(type)
+
 static const size_case cases[] = {
-    {"sg_session_config", SG_V1_0_SIZE_sg_session_config, fill_config,
+    {"sg_session_config", SIZES(sg_session_config), fill_config,
      call_create, SG_OK},
-    {"sg_fp8_param_desc", SG_V1_0_SIZE_sg_fp8_param_desc, fill_fp8,
+    {"sg_fp8_param_desc", SIZES(sg_fp8_param_desc), fill_fp8,
      call_register_fp8, SG_OK},
-    {"sg_static_buffer_desc", SG_V1_0_SIZE_sg_static_buffer_desc, fill_static,
+    {"sg_static_buffer_desc", SIZES(sg_static_buffer_desc), fill_static,
      call_register_static, SG_OK},
-    {"sg_capture_args", SG_V1_0_SIZE_sg_capture_args, fill_capture,
+    {"sg_capture_args", SIZES(sg_capture_args), fill_capture,
      call_capture_begin, SG_ERR_NO_DEVICE},
-    {"sg_replay_args", SG_V1_0_SIZE_sg_replay_args, fill_replay, call_replay,
+    {"sg_replay_args", SIZES(sg_replay_args), fill_replay, call_replay,
      SG_ERR_INVALID_STATE},
-    {"sg_refresh_args", SG_V1_0_SIZE_sg_refresh_args, fill_refresh,
+    {"sg_refresh_args", SIZES(sg_refresh_args), fill_refresh,
      call_refresh, SG_ERR_NO_DEVICE},
-    {"sg_step_args", SG_V1_0_SIZE_sg_step_args, fill_step, call_step,
+    {"sg_step_args", SIZES(sg_step_args), fill_step, call_step,
      SG_ERR_NO_DEVICE},
-    {"sg_rng_state (in)", SG_V1_0_SIZE_sg_rng_state, fill_rng_state,
-     call_rng_set, SG_ERR_NO_DEVICE},
-    {"sg_rng_state (out)", SG_V1_0_SIZE_sg_rng_state, fill_rng_state,
-     call_rng_get, SG_ERR_NO_DEVICE},
-    {"sg_rng_device_state", SG_V1_0_SIZE_sg_rng_device_state, fill_rng_device,
-     call_rng_device, SG_ERR_NO_DEVICE},
-    {"sg_stats", SG_V1_0_SIZE_sg_stats, fill_stats, call_stats, SG_OK},
-    {"sg_graph_info", SG_V1_0_SIZE_sg_graph_info, fill_graph_info,
+    {"sg_step_plan", SIZES_SINCE(1_1, sg_step_plan), fill_step_plan, call_step_plan,
+     SG_OK},
+    {"sg_rng_state (in)", SIZES(sg_rng_state), fill_rng_state,
+     call_rng_set, SG_OK},
+    {"sg_rng_state (out)", SIZES(sg_rng_state), fill_rng_state,
+     call_rng_get, SG_OK},
+    {"sg_rng_device_state", SIZES(sg_rng_device_state), fill_rng_device,
+     call_rng_device, SG_OK},
+    {"sg_stats", SIZES(sg_stats), fill_stats, call_stats, SG_OK},
+    {"sg_graph_info", SIZES(sg_graph_info), fill_graph_info,
      call_graph_info, SG_ERR_NOT_FOUND},
 };
 #define CASES (int)(sizeof cases / sizeof *cases)
 
 /* Runs case c with struct_size set to `size` in a buffer whose bytes past
- * the v1.0 struct are TRAIL_BYTE; returns the status. */
+ * the struct are TRAIL_BYTE; returns the status. */
 static sg_status run_case(const size_case *c, size_t size,
                           unsigned char *buf) {
-  memset(buf, TRAIL_BYTE, c->v1_size + TRAIL);
+  memset(buf, TRAIL_BYTE, c->size + TRAIL);
   c->fill(buf);
   memcpy(buf, &size, sizeof size);
   sg_session *s = open_validation();
@@ -181,12 +197,12 @@ END_TEST
 
 START_TEST(larger_is_accepted_and_its_tail_untouched) {
   const size_case *c = &cases[_i];
-  sg_status st = run_case(c, c->v1_size + TRAIL, buffer);
+  sg_status st = run_case(c, c->size + TRAIL, buffer);
   ck_assert_msg(st == c->accepted, "%s: status %d, expected %d", c->name,
                 (int)st, (int)c->accepted);
-  for (size_t k = c->v1_size; k < c->v1_size + TRAIL; k++) {
-    ck_assert_msg(buffer[k] == TRAIL_BYTE, "%s: byte %zu past 1.0 written",
-                  c->name, k);
+  for (size_t k = c->size; k < c->size + TRAIL; k++) {
+    ck_assert_msg(buffer[k] == TRAIL_BYTE, "%s: byte %zu past the struct "
+                  "written", c->name, k);
   }
 }
 END_TEST
