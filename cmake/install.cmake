@@ -1,5 +1,6 @@
 # What `cmake --install` lays out, and the targets a consumer sees:
 #   include/stepgraph/stepgraph.h            the public header      (dev)
+#   include/stepgraph/stepgraph_rng.cuh      device-side RNG helpers (dev)
 #   lib/libstepgraph.so.<library version>    the library            (runtime)
 #   lib/libstepgraph.so.<ABI major> -> it    its SONAME link        (runtime)
 #   lib/libstepgraph.so -> the SONAME link   the link-time name     (dev)
@@ -32,6 +33,7 @@ install(TARGETS stepgraph stepgraph_headers EXPORT stepgraphTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
     COMPONENT runtime NAMELINK_COMPONENT dev)
 install(FILES ${PROJECT_SOURCE_DIR}/abi/stepgraph.h
+  ${PROJECT_SOURCE_DIR}/abi/stepgraph_rng.cuh
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/stepgraph COMPONENT dev)
 install(EXPORT stepgraphTargets NAMESPACE stepgraph::
   DESTINATION ${sg_cmake_dir} COMPONENT dev)

@@ -46,7 +46,9 @@ expect_ok() {
 # check_layout ROOT: header, library and its link chain, CMake package, .pc.
 check_layout() {
   root=$1 lib=$1/$libdir_rel
-  [ -f "$root/include/stepgraph/stepgraph.h" ] || fail "no include/stepgraph/stepgraph.h under $root"
+  for h in stepgraph.h stepgraph_rng.cuh; do
+    [ -f "$root/include/stepgraph/$h" ] || fail "no include/stepgraph/$h under $root"
+  done
   [ -f "$lib/libstepgraph.so.$version" ] && [ ! -L "$lib/libstepgraph.so.$version" ] ||
     fail "the real file $libdir_rel/libstepgraph.so.$version is missing"
   [ "$(readlink "$lib/libstepgraph.so.$major")" = "libstepgraph.so.$version" ] ||
@@ -164,7 +166,7 @@ deb_mode() {
   lib=usr/$libdir_rel
   expected=$(printf '%s\n' "$lib/libstepgraph.so.$major" "$lib/libstepgraph.so.$version" | sort)
   [ "$(files "$runtime")" = "$expected" ] || fail "runtime package holds: $(files "$runtime")"
-  expected=$(printf '%s\n' usr/include/stepgraph/stepgraph.h "$lib/libstepgraph.so" \
+  expected=$(printf '%s\n' usr/include/stepgraph/stepgraph.h usr/include/stepgraph/stepgraph_rng.cuh "$lib/libstepgraph.so" \
     "$lib/cmake/stepgraph/stepgraphConfig.cmake" "$lib/cmake/stepgraph/stepgraphConfigVersion.cmake" \
     "$lib/cmake/stepgraph/stepgraphTargets.cmake" "$lib/cmake/stepgraph/stepgraphTargets-${config:-noconfig}.cmake" \
     "$lib/pkgconfig/stepgraph.pc" | sort)
