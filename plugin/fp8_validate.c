@@ -90,13 +90,19 @@ static sg_status check_range(sg_session *s, const sg_fp8_param_desc *d,
 static sg_status check_master(sg_session *s, const sg_fp8_param_desc *d,
                               uint32_t i) {
   if (d->master_dtype == SG_DTYPE_NONE) {
-    if (d->master || d->scale || d->scale_inv || d->amax || d->range_end) {
-      return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
-                     "params[%u]: master, scale, scale_inv, amax or range "
-                     "set, but master_dtype is SG_DTYPE_NONE",
-                     i);
-    }
-    return SG_OK;
+    /* A cast range or cast pointer without a master means nothing. */
+    const char *set = d->master        ? "master"
+                      : d->scale       ? "scale"
+                      : d->scale_inv   ? "scale_inv"
+                      : d->amax        ? "amax"
+                      : d->range_begin ? "range_begin"
+                      : d->range_end   ? "range_end"
+                                       : NULL;
+    return set == NULL ? SG_OK
+                       : sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+                                 "params[%u].%s is set, but master_dtype is "
+                                 "SG_DTYPE_NONE (cast fields need a master)",
+                                 i, set);
   }
   sg_status st = check_matrix(s, i, "master", d->master, d->rows, d->cols,
                               d->ld_master, "ld_master",
