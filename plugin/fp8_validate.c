@@ -61,6 +61,11 @@ static sg_status check_scalar(sg_session *s, uint32_t i, const char *field,
     return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
                    "params[%u].%s is not 4-byte aligned", i, field);
   }
+  uintptr_t end;
+  if (__builtin_add_overflow((uintptr_t)ptr, sizeof(float), &end)) {
+    return sg_fail(s, SG_ERR_INVALID_ARGUMENT,
+                   "params[%u].%s runs past the address space", i, field);
+  }
   return SG_OK;
 }
 
@@ -204,7 +209,8 @@ static uint32_t param_regions(const sg_k_param *p, uint32_t index,
   for (size_t k = 0; k < sizeof r / sizeof r[0]; k++) {
     if (r[k].ptr != NULL) {
       uintptr_t b = (uintptr_t)r[k].ptr;
-      out[n++] = (sg_region){b, b + r[k].bytes, index, r[k].field};
+      out[n++] = (sg_region){b, sg_region_end(b, r[k].bytes), index,
+                             r[k].field};
     }
   }
   return n;

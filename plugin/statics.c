@@ -48,7 +48,8 @@ static sg_status check_overlaps(sg_session *s, const sg_statics *t,
   }
   for (uint32_t i = 0; i < total; i++) {
     uintptr_t b = (uintptr_t)t->buffers[i].data;
-    regions[i] = (sg_region){b, b + t->buffers[i].bytes, i, "data"};
+    regions[i] = (sg_region){b, sg_region_end(b, t->buffers[i].bytes), i,
+                             "data"};
   }
   sg_region a, b;
   sg_status st = SG_OK;
