@@ -113,6 +113,10 @@ sg_status sg_last_error(sg_session *session, char *buf, size_t buf_size,
   if (buf == NULL && buf_size > 0) {
     sg_call c;
     name_entry(&c, session, "last_error");
+    if (session != NULL) { /* sg_fail logs: serialise it like any entry's */
+      pthread_mutex_lock(&session->lock);
+      c.locked = true;
+    }
     return sg_leave(&c, sg_fail(session, SG_ERR_INVALID_ARGUMENT,
                                 "buf is NULL but buf_size is %zu", buf_size));
   }
