@@ -5,10 +5,26 @@
 #include "args.h"
 #include "session.h"
 
+/* Before anything is sized from `count`: the host's count is unchecked. */
+static sg_status check_room(sg_session *s, const sg_registration *r,
+                            uint32_t count) {
+  const uint32_t have = r->count(s), capacity = r->capacity(s);
+  if (count > capacity - have) {
+    return sg_fail(s, SG_ERR_CAPACITY,
+                   "%u registered + %u new exceeds config->%s %u", have,
+                   count, r->capacity_field, capacity);
+  }
+  return SG_OK;
+}
+
 static sg_status read_and_append(sg_session *s, const sg_registration *r,
                                  const void *array, uint32_t count) {
   void *descs = NULL;
   if (array != NULL && count > 0) {
+    sg_status st = check_room(s, r, count);
+    if (st != SG_OK) {
+      return st;
+    }
     descs = malloc((size_t)count * r->elem_size);
     if (descs == NULL) {
       return sg_fail(s, SG_ERR_OUT_OF_MEMORY, "no memory for %u descriptors",

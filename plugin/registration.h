@@ -1,6 +1,7 @@
-/* The one body of both registration entries: read the host's array under
- * the struct_size rules, let the registry append it all or none, report the
- * first index, and send the session back to OPEN (pre_capture again). */
+/* The one body of both registration entries: check the capacity, read the
+ * host's array under the struct_size rules, let the registry append it all
+ * or none, report the first index, and send the session back to OPEN
+ * (pre_capture again). */
 #ifndef SG_REGISTRATION_H
 #define SG_REGISTRATION_H
 
@@ -18,6 +19,9 @@ typedef struct sg_registration {
   sg_status (*append)(sg_session *s, const void *descs, uint32_t n);
   /* How many are registered now. */
   uint32_t (*count)(const sg_session *s);
+  /* How many fit, and the config field that says so ("param_capacity"). */
+  uint32_t (*capacity)(const sg_session *s);
+  const char *capacity_field;
 } sg_registration;
 
 sg_status sg_register(sg_session *s, const sg_registration *r,

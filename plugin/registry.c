@@ -62,11 +62,6 @@ sg_status sg_registry_upload(sg_registry *r, sg_session *s,
 
 static sg_status check_descs(sg_registry *r, sg_session *s,
                              const sg_fp8_param_desc *descs, uint32_t n) {
-  if (n > r->capacity - r->count) {
-    return sg_fail(s, SG_ERR_CAPACITY,
-                   "%u registered + %u new exceeds config->param_capacity %u",
-                   r->count, n, r->capacity);
-  }
   for (uint32_t i = 0; i < n; i++) {
     sg_status st = sg_fp8_desc_check(s, &descs[i], i);
     if (st != SG_OK) {
@@ -98,12 +93,14 @@ static sg_status append_fp8(sg_session *s, const void *descs, uint32_t n) {
 }
 
 static uint32_t fp8_count(const sg_session *s) { return s->fp8.count; }
+static uint32_t fp8_capacity(const sg_session *s) { return s->fp8.capacity; }
 
 sg_status sg_register_fp8_params(sg_session *s,
                                  const sg_fp8_param_desc *params,
                                  uint32_t count, uint32_t *first_index_out) {
   static const sg_registration fp8 = {
       "register_fp8_params", "params", sizeof(sg_fp8_param_desc),
-      SG_V1_0_SIZE_sg_fp8_param_desc, append_fp8, fp8_count};
+      SG_V1_0_SIZE_sg_fp8_param_desc, append_fp8, fp8_count, fp8_capacity,
+      "param_capacity"};
   return sg_register(s, &fp8, params, count, first_index_out);
 }

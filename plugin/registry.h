@@ -25,7 +25,8 @@ sg_status sg_registry_open(sg_registry *r, sg_session *s);
 void sg_registry_close(sg_registry *r, sg_session *s);
 
 /* Validates descs[0..n) against each other and the registered ones, then
- * appends them all and uploads the table; on any error adds none. */
+ * appends them all and uploads the table; on any error adds none. n must
+ * fit the capacity (registration.c checks that first). */
 sg_status sg_registry_add(sg_registry *r, sg_session *s,
                           const sg_fp8_param_desc *descs, uint32_t n);
 

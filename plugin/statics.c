@@ -65,11 +65,6 @@ static sg_status check_overlaps(sg_session *s, const sg_statics *t,
 
 static sg_status add_buffers(sg_session *s, sg_statics *t,
                              const sg_static_buffer_desc *descs, uint32_t n) {
-  if (n > t->capacity - t->count) {
-    return sg_fail(s, SG_ERR_CAPACITY,
-                   "%u registered + %u new exceeds config->static_capacity %u",
-                   t->count, n, t->capacity);
-  }
   for (uint32_t i = 0; i < n; i++) {
     sg_status st = check_buffer(s, &descs[i], i);
     if (st != SG_OK) {
@@ -92,6 +87,9 @@ static sg_status append_statics(sg_session *s, const void *descs,
 }
 
 static uint32_t statics_count(const sg_session *s) { return s->statics.count; }
+static uint32_t statics_capacity(const sg_session *s) {
+  return s->statics.capacity;
+}
 
 sg_status sg_register_static_buffers(sg_session *s,
                                      const sg_static_buffer_desc *buffers,
@@ -99,6 +97,7 @@ sg_status sg_register_static_buffers(sg_session *s,
                                      uint32_t *first_index_out) {
   static const sg_registration statics = {
       "register_static_buffers", "buffers", sizeof(sg_static_buffer_desc),
-      SG_V1_0_SIZE_sg_static_buffer_desc, append_statics, statics_count};
+      SG_V1_0_SIZE_sg_static_buffer_desc, append_statics, statics_count,
+      statics_capacity, "static_capacity"};
   return sg_register(s, &statics, buffers, count, first_index_out);
 }
