@@ -38,5 +38,6 @@ Suite *arguments_suite(void);
 Suite *states_suite(void);
 Suite *session_suite(void);
 Suite *fp8_registry_suite(void);
+Suite *hardening_suite(void);
 
 #endif
