@@ -47,7 +47,8 @@ static sg_status check_overlaps(const sg_statics *t, uint32_t n) {
   }
   for (uint32_t i = 0; i < total; i++) {
     uintptr_t b = (uintptr_t)t->buffers[i].data;
-    regions[i] = (sg_region){b, b + t->buffers[i].bytes, i, "data"};
+    regions[i] = (sg_region){b, sg_region_end(b, t->buffers[i].bytes), i,
+                             "data"};
   }
   sg_region a, b;
   sg_status st = SG_OK;

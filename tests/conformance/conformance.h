@@ -45,5 +45,6 @@ Suite *streams_suite(void);
 Suite *static_sources_suite(void);
 Suite *step_plan_suite(void);
 Suite *rng_validation_suite(void);
+Suite *hardening_suite(void);
 
 #endif
