@@ -7,7 +7,9 @@
  * CUDA graphs: pre-capture, capture, replay, a step driver, the FP8 weight
  * transpose refresh after the optimizer step, graph-safe RNG, statistics.
  *
- * This is the only public header. It needs only <stddef.h> and <stdint.h>:
+ * This is the only public C header (stepgraph_rng.cuh beside it holds
+ * optional device-side helpers for CUDA kernels that use the session's RNG).
+ * It needs only <stddef.h> and <stdint.h>:
  * CUDA streams and NCCL communicators appear as the opaque struct pointers that
  * cudaStream_t and ncclComm_t already are, so hosts pass theirs unchanged and
  * bindings (ctypes) see plain pointers.
@@ -18,10 +20,24 @@
  *    ("register_fp8_params: params[3].rows is 0"); read it with last_error.
  *  - struct_size: the table and every argument struct begin with
  *    `size_t struct_size`, which the host sets to sizeof() of the struct as
- *    its header declared it. The plugin rejects a struct smaller than the
- *    oldest version it knows (SG_ERR_STRUCT_SIZE), accepts a larger one, and
- *    reads or writes a field only where struct_size covers it. New fields and
- *    entries are only ever appended (ABI minor version).
+ *    its header declared it. The plugin rejects a struct smaller than its
+ *    ABI 1.0 size, SG_V1_0_SIZE_<type> (SG_ERR_STRUCT_SIZE), accepts any
+ *    larger one, and reads or writes a field only where struct_size covers
+ *    it (offset + size <= struct_size). New fields and entries are only ever
+ *    appended, in an ABI minor version.
+ *  - Sizes: SG_V1_0_SIZE_<type>, defined under each struct, is
+ *    SG_STRUCT_SIZE_THROUGH(<type>, <its last 1.0 field>): it names the
+ *    field, not sizeof, so appending a field never moves it. It is the
+ *    smallest struct_size the plugin accepts for the whole of major 1. A
+ *    minor that appends to a struct adds SG_V1_<minor>_SIZE_<type> through
+ *    its new last field (only for the structs it appends to), which tells the
+ *    plugin whether a host's struct has the new fields; no size macro ever
+ *    changes once released. On LP64 no 1.0 struct ends in padding, so each
+ *    1.0 size is also what sizeof() gave in the 1.0 header; where a later
+ *    version of a struct ends in padding, its sizeof() is larger than its
+ *    size macro, and the plugin accepts both. The table is filled by the
+ *    plugin: before calling an entry that minor 1.N appended, a host checks
+ *    api->struct_size >= SG_V1_N_SIZE_sg_api.
  *  - Types: fields and parameters use fixed-width integers; the enums below
  *    only name constants, and are never the type of a field.
  *  - Pointers: "borrowed" means the plugin reads it during the call only;
@@ -62,11 +78,19 @@ extern "C" {
 #define SG_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define SG_ABI_VERSION_MINOR(v) ((uint32_t)(v) & 0xffffu)
 
-/* Version of the library this header shipped with (semantic versioning). */
-#define SG_LIBRARY_VERSION "0.1.0"
+/* Version of the library this header shipped with, <ABI major>.<ABI
+ * minor>.<patch> (docs/ABI.md); the library's file is named
+ * libstepgraph.so.<this version>. */
+#define SG_LIBRARY_VERSION "1.1.0"
 
 /* The one exported symbol's name, for dlsym. */
 #define SG_GET_API_SYMBOL "sg_get_api_v1"
+
+/* The struct_size that covers `type` up to and including `last_field`:
+ * what sizeof(type) was in the version whose last field that was, short of
+ * any trailing padding (see "Sizes" above). An integer constant expression. */
+#define SG_STRUCT_SIZE_THROUGH(type, last_field) \
+  (offsetof(type, last_field) + sizeof(((type *)0)->last_field))
 
 #if defined(SG_BUILDING_PLUGIN)
 #define SG_EXPORT __attribute__((visibility("default")))
@@ -188,6 +212,42 @@ enum sg_step_outcome {
   SG_STEP_EAGER = 3     /* ran the callback eagerly (fallback/disabled) */
 };
 
+/* sg_replay_args.flags (ABI 1.1). */
+enum sg_replay_flag {
+  /* The static sources may be host memory: see sg_replay_args. */
+  SG_REPLAY_HOST_SOURCES = 1u << 0
+};
+
+/* sg_step_args.flags (ABI 1.1). */
+enum sg_step_flag {
+  /* The static sources may be host memory, as SG_REPLAY_HOST_SOURCES. */
+  SG_STEP_HOST_SOURCES = 1u << 0
+};
+
+/* sg_step_plan.action_out (ABI 1.1): what a host on the manual path does
+ * this call. The numbers are those of the sg_step_outcome the driver would
+ * report for the same call. */
+enum sg_step_action {
+  SG_ACTION_WARMUP = 0,  /* run the step eagerly: one of warmup_steps */
+  SG_ACTION_CAPTURE = 1, /* (pre_capture,) capture_begin, enqueue the step,
+                            capture_end, then replay: the capture only
+                            records, the replay runs it */
+  SG_ACTION_REPLAY = 2,  /* replay the key's graph */
+  SG_ACTION_EAGER = 3    /* run the step eagerly: graphs are off for the
+                            key (STEPGRAPH_DISABLE, or a failed capture) */
+};
+
+/* What rng_device_state gives in a validation-only session (ABI 1.1):
+ * distinct, non-NULL, 8-byte aligned addresses that are never memory. The
+ * top byte is set, so they are non-canonical for x86-64 (4- and 5-level
+ * paging) and beyond any GPU's virtual address range: a kernel or host
+ * code that dereferences one faults at once, instead of reading someone
+ * else's memory. Hosts may compare against them; never dereference them. */
+#define SG_RNG_PLACEHOLDER_SEED \
+  ((const uint64_t *)(uintptr_t)0xdead5eed00000000ull)
+#define SG_RNG_PLACEHOLDER_BASE_OFFSET \
+  ((const uint64_t *)(uintptr_t)0xdead5eed00000008ull)
+
 /* ------------------------------------------------------------------------ */
 /* Opaque and borrowed types                                                 */
 /* ------------------------------------------------------------------------ */
@@ -197,8 +257,18 @@ enum sg_step_outcome {
 typedef struct sg_session sg_session;
 
 /* cudaStream_t is `struct CUstream_st *`; pass yours as it is. NULL (the
- * legacy default stream) and the special handles cudaStreamLegacy and
- * cudaStreamPerThread are refused where a stream is captured or checked. */
+ * legacy default stream) and the special handle cudaStreamLegacy are
+ * refused where a stream is captured or checked: CUDA cannot capture the
+ * legacy stream. The special handle cudaStreamPerThread is accepted (ABI
+ * 1.1; 1.0 refused it): it names the calling thread's per-thread default
+ * stream of the session's device, which the plugin makes current for the
+ * call, so a host that launches on cudaStreamPerThread launches there only
+ * while that device is current for it too. A host compiled with
+ * `--default-stream per-thread` (CUDA_API_PER_THREAD_DEFAULT_STREAM) must
+ * pass cudaStreamPerThread, not NULL: the plugin cannot know that NULL
+ * means the per-thread stream to the host, and refuses NULL as the legacy
+ * stream. A capture on cudaStreamPerThread is the beginning thread's: end
+ * it on that thread (capture_end refuses another thread's). */
 typedef struct CUstream_st *sg_stream;
 
 /* ncclComm_t is `struct ncclComm *`. */
@@ -250,6 +320,10 @@ typedef struct sg_nccl_functions {
   /* ncclGetErrorString: NCCL's text in detail messages (a static string). */
   const char *(*get_error_string)(int32_t result);
 } sg_nccl_functions;
+#define SG_V1_0_SIZE_sg_nccl_functions \
+  SG_STRUCT_SIZE_THROUGH(sg_nccl_functions, comm_abort)
+#define SG_V1_1_SIZE_sg_nccl_functions \
+  SG_STRUCT_SIZE_THROUGH(sg_nccl_functions, get_error_string)
 
 /* session_create's configuration. Borrowed for the call (nothing in it is
  * kept except where a field says so). Zero means "default" everywhere. */
@@ -290,15 +364,20 @@ typedef struct sg_session_config {
    * graphs, is refused. No NCCL found: SG_ERR_NCCL naming every place
    * tried. */
   const sg_nccl_functions *nccl;
-  /* --- ABI 1.1 (read only with a communicator) --- */
-  /* Bound on the agreement's wait after each capture, in ms. 0 = 600000
-   * (10 minutes, PyTorch's default collective timeout): ranks may reach
-   * capture_end far apart when captures are long. */
+  /* --- ABI 1.1 --- */
+  /* Bound on the agreement's wait after each capture, in ms (read only
+   * with a communicator). 0 = 600000 (10 minutes, PyTorch's default
+   * collective timeout): ranks may reach capture_end far apart when
+   * captures are long. */
   uint32_t nccl_timeout_ms;
   /* sg_nccl_timeout_action (0: SG_NCCL_TIMEOUT_RETURN); unknown values
    * refused, with or without a communicator. */
   uint32_t nccl_on_timeout;
 } sg_session_config;
+#define SG_V1_0_SIZE_sg_session_config \
+  SG_STRUCT_SIZE_THROUGH(sg_session_config, nccl)
+#define SG_V1_1_SIZE_sg_session_config \
+  SG_STRUCT_SIZE_THROUGH(sg_session_config, nccl_on_timeout)
 
 /* One FP8 parameter for register_fp8_params. All pointers are device
  * pointers, kept until session_destroy (the host keeps the memory alive and
@@ -323,6 +402,8 @@ typedef struct sg_fp8_param_desc {
   uint32_t group;        /* parameter group (bucket) id; not SG_ALL_GROUPS */
   uint32_t reserved0;    /* must be 0 */
 } sg_fp8_param_desc;
+#define SG_V1_0_SIZE_sg_fp8_param_desc \
+  SG_STRUCT_SIZE_THROUGH(sg_fp8_param_desc, reserved0)
 
 /* A static buffer: device memory a graph reads at a fixed address, which
  * replay can fill from a host-chosen source first. Kept until destroy. */
@@ -331,28 +412,52 @@ typedef struct sg_static_buffer_desc {
   void *data;     /* device pointer; required */
   uint64_t bytes; /* >= 1 */
 } sg_static_buffer_desc;
+#define SG_V1_0_SIZE_sg_static_buffer_desc \
+  SG_STRUCT_SIZE_THROUGH(sg_static_buffer_desc, bytes)
 
 /* capture_begin / capture_end. */
 typedef struct sg_capture_args {
   size_t struct_size;
   uint64_t key;          /* the host's name for this graph (shape bucket) */
-  sg_stream stream;      /* the capture stream; not legacy/per-thread */
+  sg_stream stream;      /* the capture stream; not NULL/cudaStreamLegacy */
   uint32_t capture_mode; /* sg_capture_mode; used by capture_begin only */
   uint32_t flags;        /* must be 0 */
 } sg_capture_args;
+#define SG_V1_0_SIZE_sg_capture_args \
+  SG_STRUCT_SIZE_THROUGH(sg_capture_args, flags)
 
 /* replay. */
 typedef struct sg_replay_args {
   size_t struct_size;
   uint64_t key;
   sg_stream stream;
-  /* Optional: sources[i] (device pointer, or NULL for none) is copied into
-   * static buffer i before the launch, registered size bytes, on `stream`.
-   * Borrowed for the call; the copies read them in stream order. */
+  /* Optional: sources[i] (or NULL for none) is copied into static buffer i
+   * before the launch, registered size bytes, on `stream`, by one batched
+   * copy kernel (one launch per 64 sources), ordered before the graph and
+   * with no host synchronisation. The array is borrowed for the call; the
+   * copy reads the sources when it runs on the stream, not during the call
+   * (like cudaMemcpyAsync): the host keeps each source unchanged until the
+   * work replay enqueued has run (an event recorded after replay says
+   * when), or gives each step in flight its own source slot.
+   * Without SG_REPLAY_HOST_SOURCES every source is device memory of the
+   * session's device (not checked: the ABI 1.0 contract). */
   const void *const *static_sources;
   uint32_t static_source_count; /* <= number of registered static buffers */
-  uint32_t flags;               /* must be 0 */
+  /* sg_replay_flag bits; 0 in ABI 1.0, other bits refused.
+   * SG_REPLAY_HOST_SOURCES: each non-NULL source is looked up with
+   * cudaPointerGetAttributes at every call. Page-locked host memory
+   * (cudaMallocHost, cudaHostAlloc, cudaHostRegister) is read by the copy
+   * kernel through the device address CUDA gives for it (zero-copy over
+   * the bus, in the same launch as device sources); device memory of the
+   * session's device is read as it is; pageable host memory (malloc, the
+   * stack: the kernel could not read it) and other devices' memory are
+   * refused, SG_ERR_INVALID_ARGUMENT naming args->static_sources[i], and
+   * then nothing is copied or launched. Each host source must hold the
+   * static buffer's registered size (CUDA cannot tell its size). */
+  uint32_t flags;
 } sg_replay_args;
+#define SG_V1_0_SIZE_sg_replay_args \
+  SG_STRUCT_SIZE_THROUGH(sg_replay_args, flags)
 
 /* post_optimizer_step. */
 typedef struct sg_refresh_args {
@@ -364,6 +469,8 @@ typedef struct sg_refresh_args {
   uint32_t flags;            /* sg_refresh_flag bits (ABI 1.1); 0: none */
   uint32_t reserved0;        /* must be 0 */
 } sg_refresh_args;
+#define SG_V1_0_SIZE_sg_refresh_args \
+  SG_STRUCT_SIZE_THROUGH(sg_refresh_args, reserved0)
 
 /* Handed to the step callback. Borrowed for the callback's duration. */
 typedef struct sg_step_context {
@@ -374,6 +481,8 @@ typedef struct sg_step_context {
   uint32_t phase;      /* sg_step_phase */
   uint32_t reserved0;
 } sg_step_context;
+#define SG_V1_0_SIZE_sg_step_context \
+  SG_STRUCT_SIZE_THROUGH(sg_step_context, reserved0)
 
 /* The host's step. Launches its work on `stream` only (or on streams forked
  * from it and joined back). Returns SG_OK, or any other status to abort the
@@ -390,7 +499,36 @@ typedef struct sg_step_args {
   void *user;           /* passed back to fn */
   uint32_t outcome_out; /* out: sg_step_outcome */
   uint32_t reserved0;
+  /* ABI 1.1 (zero: none, the 1.0 behaviour). Static sources, as in
+   * sg_replay_args (same rules, lifetime and checks; SG_STEP_HOST_SOURCES
+   * is SG_REPLAY_HOST_SOURCES): copied on `stream` before the step in every
+   * phase, so fn's work sees them whether it runs eagerly (warm-up or
+   * fallback), is captured (the copy runs before capture begins and is not
+   * part of the graph) or is replayed. */
+  const void *const *static_sources;
+  uint32_t static_source_count; /* <= number of registered static buffers */
+  uint32_t flags;               /* sg_step_flag bits; others refused */
 } sg_step_args;
+#define SG_V1_0_SIZE_sg_step_args \
+  SG_STRUCT_SIZE_THROUGH(sg_step_args, reserved0)
+#define SG_V1_1_SIZE_sg_step_args SG_STRUCT_SIZE_THROUGH(sg_step_args, flags)
+
+/* step_plan (ABI 1.1): the step driver's decision, for a host that
+ * captures and replays itself. */
+typedef struct sg_step_plan {
+  size_t struct_size;
+  uint64_t key;             /* in */
+  uint32_t action_out;      /* out: sg_step_action */
+  uint32_t pre_capture_out; /* out: 1 when action_out is SG_ACTION_CAPTURE
+                               and the session needs pre_capture before
+                               capture_begin (never called, or registered
+                               since); else 0 */
+  uint64_t step_index_out;  /* out: the key's steps counted before this
+                               call (driver steps and step_plan calls) */
+} sg_step_plan;
+/* New in 1.1: its smallest struct_size is its 1.1 size. */
+#define SG_V1_1_SIZE_sg_step_plan \
+  SG_STRUCT_SIZE_THROUGH(sg_step_plan, step_index_out)
 
 /* RNG state for checkpoints (rng_get_state / rng_set_state). */
 typedef struct sg_rng_state {
@@ -398,14 +536,19 @@ typedef struct sg_rng_state {
   uint64_t seed;
   uint64_t offset; /* base offset: advanced by each end-of-step */
 } sg_rng_state;
+#define SG_V1_0_SIZE_sg_rng_state SG_STRUCT_SIZE_THROUGH(sg_rng_state, offset)
 
 /* Where the RNG state lives on the device (rng_device_state). Kernels read
- * *seed and *base_offset and add the offset rng_reserve returned. */
+ * *seed and *base_offset and add the offset rng_reserve returned; the
+ * device-side helpers of stepgraph_rng.cuh do exactly that. In a
+ * validation-only session both are the SG_RNG_PLACEHOLDER_* addresses. */
 typedef struct sg_rng_device_state {
   size_t struct_size;
   const uint64_t *seed;        /* out: device pointer, valid until destroy */
   const uint64_t *base_offset; /* out: device pointer, valid until destroy */
 } sg_rng_device_state;
+#define SG_V1_0_SIZE_sg_rng_device_state \
+  SG_STRUCT_SIZE_THROUGH(sg_rng_device_state, base_offset)
 
 /* Session statistics (get_stats): counters since session_create. */
 typedef struct sg_stats {
@@ -428,6 +571,7 @@ typedef struct sg_stats {
   double capture_ms;          /* total time inside capture_begin..end */
   double instantiate_ms;      /* total time instantiating and updating */
 } sg_stats;
+#define SG_V1_0_SIZE_sg_stats SG_STRUCT_SIZE_THROUGH(sg_stats, instantiate_ms)
 
 /* One key's graph (graph_info). */
 typedef struct sg_graph_info {
@@ -439,6 +583,8 @@ typedef struct sg_graph_info {
                            are disabled (then nodes is 0) */
   uint32_t reserved0;
 } sg_graph_info;
+#define SG_V1_0_SIZE_sg_graph_info \
+  SG_STRUCT_SIZE_THROUGH(sg_graph_info, reserved0)
 
 /* sg_get_api_v1's arguments. */
 typedef struct sg_get_api_args {
@@ -446,11 +592,13 @@ typedef struct sg_get_api_args {
   uint32_t host_abi_version;    /* SG_ABI_VERSION of the host's header */
   uint32_t plugin_abi_version;  /* out: the plugin's major<<16 | minor */
   const struct sg_api *api;     /* out: the table; static, never freed */
-  const char *library_version;  /* out: static string, e.g. "0.1.0" */
+  const char *library_version;  /* out: static string, e.g. "1.0.0" */
   const char *error;            /* out: on failure, why (static storage of
                                    the calling thread, valid until its next
                                    call into the plugin); else NULL */
 } sg_get_api_args;
+#define SG_V1_0_SIZE_sg_get_api_args \
+  SG_STRUCT_SIZE_THROUGH(sg_get_api_args, error)
 
 /* ------------------------------------------------------------------------ */
 /* The function table                                                        */
@@ -474,7 +622,22 @@ typedef struct sg_api {
    * NUL-terminated, truncated to buf_size-1 bytes; *needed_out (optional)
    * gets strlen of the full message. buf may be NULL
    * when buf_size is 0. An entry that succeeds leaves the message as it was.
-   * Thread-safe; capture-safe. */
+   * Thread-safe; capture-safe.
+   *
+   * A session has ONE message, not one per thread: any entry on the session
+   * that returns something other than SG_OK (SG_RUN_EAGERLY included), on
+   * any thread, replaces it. last_error does not take the session's entry
+   * lock, so when two threads use one session, the message read after a
+   * failure may already be another thread's (as with sqlite3_errmsg on a
+   * shared connection). A multithreaded host that needs the message of its
+   * own call either serialises its calls on the session together with the
+   * last_error that follows (its own lock around both), or uses one session
+   * per thread, or takes the message from the log callback: with the
+   * session's log level at SG_LOG_ERROR or more, every failing entry on
+   * the session except last_error itself delivers exactly its own message
+   * at SG_LOG_ERROR, on the failing thread, inside the failing call. The
+   * session-less message (session NULL) is per thread, so it is never
+   * another thread's. */
   sg_status (*last_error)(sg_session *session, char *buf,
                           size_t buf_size, size_t *needed_out);
 
@@ -540,7 +703,7 @@ typedef struct sg_api {
 
   /* The pre-capture hook: call after the host's warm-up, before capture.
    * Checks that every registered pointer is still device memory of the
-   * session's device, checks `stream` (not NULL/legacy/per-thread, not
+   * session's device, checks `stream` (not NULL/cudaStreamLegacy, not
    * capturing, on the session's device), uploads the device table ordered
    * on `stream`, and waits for that stream only — never the whole device,
    * which would break a capture running on another thread. Not
@@ -650,9 +813,12 @@ typedef struct sg_api {
 
   /* Launches args->key's graph on args->stream: one graph launch, no host
    * synchronisation, no allocation. Static sources given are copied first
-   * by one batched copy kernel per 64 sources, on the same stream.
-   * SG_RUN_EAGERLY for an eager-only key; SG_ERR_INVALID_STATE when the key
-   * was never captured (or was evicted or invalidated). Not capture-safe. */
+   * by one batched copy kernel per 64 sources, on the same stream (see
+   * sg_replay_args). SG_RUN_EAGERLY for an eager-only key: the sources are
+   * copied all the same (ABI 1.1; 1.0 copied nothing), so the step the
+   * host then runs eagerly reads the same static buffers a replay would;
+   * SG_ERR_INVALID_STATE when the key was never captured (or was evicted or
+   * invalidated), and nothing is copied. Not capture-safe. */
   sg_status (*replay)(sg_session *session, const sg_replay_args *args);
 
   /* Runs exactly one step of args->fn: the first config.warmup_steps calls
@@ -662,12 +828,14 @@ typedef struct sg_api {
    * and from then on, and logs the reason once. If fn fails while being
    * captured, the capture is discarded and fn's status returned.
    * args->outcome_out says what happened (written on SG_OK only);
-   * ctx->step_index counts the key's successful driver calls. With a
-   * communicator (ABI 1.1) the capture ends with capture_end's agreement:
-   * when another rank failed, this call runs fn eagerly (SG_STEP_EAGER) as
-   * after its own failure; if fn fails while being captured, this rank
-   * still takes part in the agreement, as a failure. SG_ERR_TIMEOUT and
-   * SG_ERR_NCCL from the agreement are returned (the step did not run). */
+   * ctx->step_index counts the key's successful driver calls (and its
+   * step_plan calls). Static sources (ABI 1.1) are copied first, in every
+   * phase (see sg_step_args). With a communicator (ABI 1.1) the capture
+   * ends with capture_end's agreement: when another rank failed, this call
+   * runs fn eagerly (SG_STEP_EAGER) as after its own failure; if fn fails
+   * while being captured, this rank still takes part in the agreement, as
+   * a failure. SG_ERR_TIMEOUT and SG_ERR_NCCL from the agreement are
+   * returned (the step did not run). */
   sg_status (*step)(sg_session *session, sg_step_args *args);
 
   /* --- Graph-safe RNG -------------------------------------------------- */
@@ -675,22 +843,38 @@ typedef struct sg_api {
   /* Reserves `count` Philox counters for one kernel of the current step;
    * *offset_out gets its offset within the step (the same sequence of
    * values every step, so it may be baked into a graph). Host-only
-   * bookkeeping; capture-safe. */
+   * bookkeeping; capture-safe. A counter is one Philox4x32-10 block: 128
+   * random bits for each of 2^64 subsequences. The kernel owns counters
+   * [*base_offset + offset, ... + count) of this step, under every
+   * subsequence: stepgraph_rng.cuh's sg_rng_draw(state, i, subsequence)
+   * gives 4 words for i < count (a thread index for a subsequence is the
+   * usual choice). Reserving 1 counter is therefore enough for a kernel
+   * that wants one seed per launch (sg_rng_seed64/sg_rng_seed32: fresh
+   * every step, distinct between the step's kernels, the same in eager and
+   * replayed runs), or 4 words per thread. */
   sg_status (*rng_reserve)(sg_session *session, uint64_t count,
                            uint64_t *offset_out);
 
   /* End of step: enqueues one tiny kernel on `stream` that adds the step's
    * reserved total to the device base offset, and restarts the in-step
    * offsets at 0. Capture-safe (captured into the graph, it costs replay
-   * nothing extra). */
+   * nothing extra). Validation-only sessions (ABI 1.1; 1.0 said
+   * SG_ERR_NO_DEVICE) enqueue nothing: they add the total to a host-side
+   * base offset, which rng_get_state reports, and restart the offsets. */
   sg_status (*rng_end_step)(sg_session *session, sg_stream stream);
 
-  /* Device pointers of seed and base offset (out). Thread-safe. */
+  /* Device pointers of seed and base offset (out). Thread-safe. In a
+   * validation-only session (ABI 1.1; 1.0 said SG_ERR_NO_DEVICE):
+   * SG_RNG_PLACEHOLDER_SEED and SG_RNG_PLACEHOLDER_BASE_OFFSET, which
+   * kernels never run to read, so that a host can wire them up. */
   sg_status (*rng_device_state)(sg_session *session,
                                 sg_rng_device_state *out);
 
   /* Checkpoint: reads/writes seed and base offset (synchronous copies on a
-   * plugin stream after `stream`'s work). Not capture-safe. */
+   * plugin stream after `stream`'s work). Not capture-safe. Validation-only
+   * sessions (ABI 1.1; 1.0 said SG_ERR_NO_DEVICE) check `stream` as the
+   * others do and read/write their host-side state (seed from the config,
+   * base offset 0 at creation, advanced by rng_end_step). */
   sg_status (*rng_get_state)(sg_session *session, sg_stream stream,
                              sg_rng_state *out);
   sg_status (*rng_set_state)(sg_session *session, sg_stream stream,
@@ -730,7 +914,27 @@ typedef struct sg_api {
    * SG_NCCL_TIMEOUT_RETURN changes nothing: sync may be called again. */
   sg_status (*sync)(sg_session *session, sg_stream stream,
                     uint32_t timeout_ms);
+
+  /* --- ABI 1.1: the manual path's step decision ------------------------- */
+
+  /* What the step driver would do for plan->key in this call, for a host
+   * that captures and replays itself: SG_ACTION_WARMUP for the key's first
+   * config.warmup_steps calls, then SG_ACTION_CAPTURE until the key has a
+   * graph, then SG_ACTION_REPLAY; SG_ACTION_EAGER, from the first call,
+   * when the key is eager-only (STEPGRAPH_DISABLE, or its capture failed).
+   * Each successful call counts one step of the key, as a driver step does
+   * (the count is shared with step()), so the host does what the answer
+   * says once per call; an answer of CAPTURE that the host did not carry
+   * out stays CAPTURE. plan->pre_capture_out says whether pre_capture must
+   * come first. Host-only bookkeeping (no CUDA call, works in
+   * validation-only sessions). Not capture-safe: SG_ERR_INVALID_STATE
+   * while the session is capturing. plan: in/out, borrowed for the call,
+   * not NULL. A host checks api->struct_size covers this entry before
+   * calling it (a 1.0 plugin has none). */
+  sg_status (*step_plan)(sg_session *session, sg_step_plan *plan);
 } sg_api;
+#define SG_V1_0_SIZE_sg_api SG_STRUCT_SIZE_THROUGH(sg_api, sync)
+#define SG_V1_1_SIZE_sg_api SG_STRUCT_SIZE_THROUGH(sg_api, step_plan)
 
 /* ------------------------------------------------------------------------ */
 /* The one exported symbol                                                   */

@@ -33,6 +33,7 @@ static const sg_api api_table = {
     .graph_info = sg_graph_info_get,
     .dump_graph = sg_dump_graph,
     .sync = sg_sync,
+    .step_plan = sg_step_plan_get,
 };
 
 /* Fails get_api with a reason in the thread's message and args->error. */

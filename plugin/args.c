@@ -8,7 +8,8 @@ static sg_status check_size(sg_diag *d, size_t got, size_t min_size,
                             const char *name) {
   if (got < min_size) {
     return sg_fail(d, SG_ERR_STRUCT_SIZE,
-                   "%s->struct_size is %zu, smaller than ABI 1.0's %zu", name,
+                   "%s->struct_size is %zu, smaller than the %zu of its first ABI "
+                   "version", name,
                    got, min_size);
   }
   return SG_OK;
@@ -89,16 +90,15 @@ sg_status sg_read_array(sg_diag *d, const void *array, uint32_t count,
 
 sg_status sg_check_stream_arg(sg_diag *d, sg_stream stream,
                               const char *name) {
+  /* CUDA cannot capture the legacy stream. cudaStreamPerThread can be: it
+   * names the calling thread's per-thread stream of the current device. */
   if (stream == NULL || stream == (sg_stream)cudaStreamLegacy) {
     return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
-                   "%s is the legacy default stream, which cannot be "
-                   "captured; use a stream created with cudaStreamCreate",
-                   name);
-  }
-  if (stream == (sg_stream)cudaStreamPerThread) {
-    return sg_fail(d, SG_ERR_INVALID_ARGUMENT,
-                   "%s is cudaStreamPerThread; pass the real stream handle",
-                   name);
+                   "%s is the legacy default stream (%s), which cannot be "
+                   "captured; use a stream created with cudaStreamCreate, or "
+                   "cudaStreamPerThread (a host built with --default-stream "
+                   "per-thread passes cudaStreamPerThread, not 0)",
+                   name, stream == NULL ? "NULL" : "cudaStreamLegacy");
   }
   return SG_OK;
 }

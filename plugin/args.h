@@ -15,7 +15,12 @@
 sg_status sg_read_struct(sg_diag *d, const void *src, void *dst,
                          size_t dst_size, size_t min_size, const char *name);
 #define SG_READ(d, type, src, dst, name) \
-  sg_read_struct((d), (src), (dst), sizeof(type), SG_V1_0_SIZE_##type, (name))
+  SG_READ_SINCE(d, type, 1_0, src, dst, name)
+/* The same for a struct first declared in a later minor `ver` (1_1: its
+ * smallest struct_size is SG_V1_1_SIZE_<type>). */
+#define SG_READ_SINCE(d, type, ver, src, dst, name)                         \
+  sg_read_struct((d), (src), (dst), sizeof(type), SG_V##ver##_SIZE_##type, \
+                 (name))
 
 /* Checks an output struct without writing it: NULL or too small refused. */
 sg_status sg_check_out(sg_diag *d, const void *dst, size_t min_size,
@@ -28,7 +33,10 @@ sg_status sg_check_out(sg_diag *d, const void *dst, size_t min_size,
 sg_status sg_write_struct(sg_diag *d, void *dst, const void *src,
                           size_t src_size, size_t min_size, const char *name);
 #define SG_WRITE(d, type, dst, src, name) \
-  sg_write_struct((d), (dst), (src), sizeof(type), SG_V1_0_SIZE_##type, (name))
+  SG_WRITE_SINCE(d, type, 1_0, dst, src, name)
+#define SG_WRITE_SINCE(d, type, ver, dst, src, name)                        \
+  sg_write_struct((d), (dst), (src), sizeof(type), SG_V##ver##_SIZE_##type, \
+                  (name))
 
 /* Element i of a host array whose stride is its first element's
  * struct_size; NULL array, zero count, sizes too small or differing between
@@ -42,7 +50,7 @@ sg_status sg_read_array(sg_diag *d, const void *array, uint32_t count,
                 SG_V1_0_SIZE_##type, (name))
 
 /* A stream argument the plugin will capture on or check: the legacy default
- * stream (NULL, cudaStreamLegacy) and cudaStreamPerThread are refused. */
+ * stream (NULL, cudaStreamLegacy) is refused; cudaStreamPerThread is not. */
 sg_status sg_check_stream_arg(sg_diag *d, sg_stream stream,
                               const char *name);
 

@@ -65,6 +65,18 @@ static sg_status require_capturing(sg_session *s, const sg_capture_args *in) {
     return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
                    "no capture in progress; call capture_begin first");
   }
+  if (in->stream == (sg_stream)cudaStreamPerThread &&
+      in->stream == s->graphs.capturing_stream &&
+      !pthread_equal(pthread_self(), s->graphs.capturing_thread)) {
+    /* The handle would name this thread's own stream, not the one that is
+     * capturing. */
+    return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
+                   "args->stream is cudaStreamPerThread, which names each "
+                   "thread's own stream, and the capture of key %llu began "
+                   "on another thread's: call capture_end on the thread "
+                   "that called capture_begin",
+                   (unsigned long long)s->graphs.capturing_key);
+  }
   if (in->key != s->graphs.capturing_key ||
       in->stream != s->graphs.capturing_stream) {
     return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,

@@ -19,13 +19,17 @@
 /* An NCCL call through the table, named for messages. */
 #define NCCL(c, name, call) sg_nccl_check((c)->diag, &(c)->nccl, (call), name)
 
-/* The host's table: the struct_size rules, then every field present. */
+/* The host's table: the struct_size rules, then every field present and
+ * wholly inside struct_size (a pointer cut by it would be garbage). */
 static sg_status read_table(sg_comm *c, const sg_nccl_functions *t) {
   sg_status st =
       SG_READ(c->diag, sg_nccl_functions, t, &c->nccl, "config->nccl");
   for (size_t i = 0; i < SG_NCCL_FIELD_COUNT && st == SG_OK; i++) {
     void *fn = NULL;
-    memcpy(&fn, (const char *)&c->nccl + sg_nccl_fields[i].offset, sizeof fn);
+    const size_t at = sg_nccl_fields[i].offset;
+    if (c->nccl.struct_size >= at + sizeof fn) {
+      memcpy(&fn, (const char *)&c->nccl + at, sizeof fn);
+    }
     if (fn == NULL) {
       st = sg_fail(c->diag, SG_ERR_INVALID_ARGUMENT,
                    "config->nccl->%s is NULL or beyond its struct_size %zu: "

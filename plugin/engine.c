@@ -13,6 +13,7 @@
 #include "dot.h"
 #include "graph_walk.h"
 #include "nvtx.h"
+#include "source_address.h"
 #include "static_copy.h"
 
 static enum cudaStreamCaptureMode cuda_mode(uint32_t mode) {
@@ -37,6 +38,11 @@ sg_status sg_engine_check_stream(sg_session *s, sg_stream stream,
                    "an invalidated one it has not ended); pre_capture and "
                    "capture_begin need a stream that is not capturing",
                    name, (void *)stream);
+  }
+  /* cudaStreamPerThread resolves to the per-thread stream of the current
+   * device, which the entry protocol made the session's. */
+  if (stream == (sg_stream)cudaStreamPerThread) {
+    return st;
   }
   if (st == SG_OK) {
     st = SG_CUDA(&s->diag, cudaStreamGetDevice(stream, &device));
@@ -72,6 +78,7 @@ sg_status sg_engine_begin(sg_session *s, uint64_t key, sg_stream stream,
     s->state = SG_STATE_CAPTURING;
     g->capturing_key = key;
     g->capturing_stream = stream;
+    g->capturing_thread = pthread_self();
     g->capturing = e;
     g->capture_start_ms = start;
     g->rng_offset_at_begin = s->rng.step_offset;
@@ -346,7 +353,6 @@ sg_status sg_engine_abandon(sg_session *s, bool *invalidated_out) {
   return abandon_agreement(s, e, stream);
 }
 
-
 /* The static-input copies: one kernel launch per SG_K_COPY_MAX sources
  * (a cudaMemcpyAsync each would cost the host a launch each). */
 static sg_status copy_statics(sg_session *s, sg_stream stream,
@@ -368,16 +374,37 @@ static sg_status copy_statics(sg_session *s, sg_stream stream,
   return st;
 }
 
-sg_status sg_engine_launch(sg_session *s, sg_graph *e, sg_stream stream,
-                           const void *const *sources, uint32_t count) {
+/* Host sources: every one is checked before anything is enqueued, and
+ * read through the address CUDA gives the device for it. */
+static sg_status readable_sources(sg_session *s, const sg_sources *src) {
   sg_status st = SG_OK;
+  for (uint32_t i = 0; i < src->count && st == SG_OK; i++) {
+    s->statics.readable[i] = src->ptrs[i];
+    if (src->ptrs[i] != NULL) {
+      st = sg_source_address(&s->diag, s->device, src->ptrs[i], i,
+                             &s->statics.readable[i]);
+    }
+  }
+  return st;
+}
+
+sg_status sg_engine_copy_sources(sg_session *s, sg_stream stream,
+                                 const sg_sources *src) {
+  if (src->count == 0) {
+    return SG_OK;
+  }
+  if (!src->host) {
+    return copy_statics(s, stream, src->ptrs, src->count);
+  }
+  sg_status st = readable_sources(s, src);
+  return st == SG_OK ? copy_statics(s, stream, s->statics.readable, src->count)
+                     : st;
+}
+
+sg_status sg_engine_launch(sg_session *s, sg_graph *e, sg_stream stream) {
   nvtxRangePushA("stepgraph:replay");
-  if (count > 0) {
-    st = copy_statics(s, stream, sources, count);
-  }
-  if (st == SG_OK) {
-    st = SG_CUDA(&s->diag, cudaGraphLaunch(e->exec, (cudaStream_t)stream));
-  }
+  sg_status st =
+      SG_CUDA(&s->diag, cudaGraphLaunch(e->exec, (cudaStream_t)stream));
   nvtxRangePop();
   if (st == SG_OK) {
     e->replays++;

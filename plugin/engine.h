@@ -35,10 +35,15 @@ sg_status sg_engine_end(sg_session *s);
  * agreement's SG_ERR_TIMEOUT or SG_ERR_NCCL. */
 sg_status sg_engine_abandon(sg_session *s, bool *invalidated_out);
 
-/* One launch of the entry's executable on `stream`, after the static-source
- * copies (sources may be NULL when count is 0). */
-sg_status sg_engine_launch(sg_session *s, sg_graph *e, sg_stream stream,
-                           const void *const *sources, uint32_t count);
+/* Copies the sources (checked against the registered buffers by the
+ * caller) into their static buffers on `stream`: one kernel launch per 64.
+ * Host sources are each checked first; if one is refused nothing is
+ * enqueued. */
+sg_status sg_engine_copy_sources(sg_session *s, sg_stream stream,
+                                 const sg_sources *src);
+
+/* One launch of the entry's executable on `stream`. */
+sg_status sg_engine_launch(sg_session *s, sg_graph *e, sg_stream stream);
 
 /* The answer for an eager-only key: counts the eager run, sets the detail
  * message "<entry>: key K runs eagerly: <reason>", logs it the first time

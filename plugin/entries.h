@@ -34,6 +34,7 @@ sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
 /* replay.c, driver.c */
 sg_status sg_replay(sg_session *s, const sg_replay_args *args);
 sg_status sg_step(sg_session *s, sg_step_args *args);
+sg_status sg_step_plan_get(sg_session *s, sg_step_plan *plan);
 
 /* rng_entries.c */
 sg_status sg_rng_reserve(sg_session *s, uint64_t count, uint64_t *offset_out);

@@ -36,8 +36,8 @@ sg_status sg_leave(sg_call *c, sg_status st);
 sg_status sg_require_device(sg_session *s);
 sg_status sg_require_not_capturing(sg_session *s);
 sg_status sg_require_open_registry(sg_session *s);
-/* For entries that wait for `stream`: not while capturing, a real stream
- * (not the legacy or per-thread handle), a device. */
+/* For entries that wait for `stream`: not while capturing, not the legacy
+ * stream, a device. */
 sg_status sg_require_sync_allowed(sg_session *s, sg_stream stream);
 
 #endif

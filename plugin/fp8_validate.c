@@ -75,6 +75,11 @@ static sg_status check_scalar(sg_diag *diag, uint32_t i, const char *field,
     return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
                    "params[%u].%s is not 4-byte aligned", i, field);
   }
+  uintptr_t end;
+  if (__builtin_add_overflow((uintptr_t)ptr, sizeof(float), &end)) {
+    return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                   "params[%u].%s runs past the address space", i, field);
+  }
   return SG_OK;
 }
 
@@ -104,13 +109,19 @@ static sg_status check_range(sg_diag *diag, const sg_fp8_param_desc *d,
 static sg_status check_master(sg_diag *diag, const sg_fp8_param_desc *d,
                               uint32_t i) {
   if (d->master_dtype == SG_DTYPE_NONE) {
-    if (d->master || d->scale || d->scale_inv || d->amax || d->range_end) {
-      return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
-                     "params[%u]: master, scale, scale_inv, amax or range "
-                     "set, but master_dtype is SG_DTYPE_NONE",
-                     i);
-    }
-    return SG_OK;
+    /* A cast range or cast pointer without a master means nothing. */
+    const char *set = d->master        ? "master"
+                      : d->scale       ? "scale"
+                      : d->scale_inv   ? "scale_inv"
+                      : d->amax        ? "amax"
+                      : d->range_begin ? "range_begin"
+                      : d->range_end   ? "range_end"
+                                       : NULL;
+    return set == NULL ? SG_OK
+                       : sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                                 "params[%u].%s is set, but master_dtype is "
+                                 "SG_DTYPE_NONE (cast fields need a master)",
+                                 i, set);
   }
   sg_status st = check_matrix(diag, i, "master", d->master, d->rows, d->cols,
                               d->ld_master, "ld_master",
@@ -212,7 +223,8 @@ static uint32_t param_regions(const sg_k_param *p, uint32_t index,
   for (size_t k = 0; k < sizeof r / sizeof r[0]; k++) {
     if (r[k].ptr != NULL) {
       uintptr_t b = (uintptr_t)r[k].ptr;
-      out[n++] = (sg_region){b, b + r[k].bytes, index, r[k].field};
+      out[n++] = (sg_region){b, sg_region_end(b, r[k].bytes), index,
+                             r[k].field};
     }
   }
   return n;

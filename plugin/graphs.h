@@ -5,6 +5,7 @@
 #define SG_GRAPHS_H
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,7 +24,8 @@ typedef struct sg_graph {
   uint64_t alloc_bytes; /* of its memory-allocation nodes */
   uint64_t replays;     /* graph launches of this key */
   uint64_t last_used;   /* LRU clock: captures and launches */
-  uint64_t steps;       /* step driver calls that ran the step */
+  uint64_t steps;       /* step driver calls that ran the step, and
+                           step_plan calls */
   uint64_t captures;    /* successful captures of this key */
   bool eager_only;      /* capture failed, or graphs are disabled */
   bool eager_logged;    /* `reason` has been logged */
@@ -38,6 +40,7 @@ typedef struct sg_graphs {
   sg_graph *capturing;        /* the capture in progress's entry, or NULL */
   uint64_t capturing_key;     /* valid while capturing != NULL */
   sg_stream capturing_stream; /* likewise */
+  pthread_t capturing_thread; /* likewise: the thread that began it */
   double capture_start_ms;    /* likewise: when capture_begin began it */
   uint64_t rng_offset_at_begin; /* restored when the capture fails */
   uint64_t capture_range;      /* NVTX range id (nvtxRangeId_t) */

@@ -2,6 +2,11 @@
 
 #include <stdlib.h>
 
+uintptr_t sg_region_end(uintptr_t begin, uint64_t bytes) {
+  uintptr_t end;
+  return __builtin_add_overflow(begin, bytes, &end) ? UINTPTR_MAX : end;
+}
+
 static int by_begin(const void *x, const void *y) {
   uintptr_t p = ((const sg_region *)x)->begin;
   uintptr_t q = ((const sg_region *)y)->begin;

@@ -13,6 +13,11 @@ typedef struct sg_region {
   const char *field;    /* which of its pointers */
 } sg_region;
 
+/* begin + bytes, saturated so that it never wraps below begin. Ranges
+ * that would wrap are refused before regions are built; saturating keeps
+ * the sweep's order sound whatever it is given. */
+uintptr_t sg_region_end(uintptr_t begin, uint64_t bytes);
+
 /* Sorts regions[0..n) and returns 1 with *a, *b set to an overlapping pair
  * of which at least one has owner >= first_new; 0 when there is none. */
 int sg_regions_overlap(sg_region *regions, size_t n, uint32_t first_new,

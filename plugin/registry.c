@@ -37,8 +37,15 @@ void sg_registry_close(sg_registry *r) {
 }
 
 sg_status sg_registry_upload(sg_registry *r, cudaStream_t stream) {
-  sg_status st = SG_CUDA(r->diag, sg_k_refresh_build(r->image, r->capacity,
-                                                     r->params, r->count));
+  /* Pure host code repeating registration's checks: a refusal is a plugin
+   * bug, not a CUDA failure (validation-only sessions get here too). */
+  sg_status st = SG_OK;
+  if (sg_k_refresh_build(r->image, r->capacity, r->params, r->count) !=
+      cudaSuccess) {
+    st = sg_fail(r->diag, SG_ERR_INTERNAL,
+                 "the refresh table build refused parameters that passed "
+                 "registration's checks");
+  }
   if (st != SG_OK || r->device_table == NULL) {
     return st;
   }

@@ -1,10 +1,8 @@
 /* The graph-safe RNG entries: rng_reserve, rng_end_step, rng_device_state,
  * rng_get_state, rng_set_state. The state itself is in rng.c. */
 #include "args.h"
-#include "cuda_check.h"
 #include "entries.h"
 #include "entry.h"
-#include "rng_advance.h"
 
 sg_status sg_rng_reserve(sg_session *s, uint64_t count, uint64_t *offset_out) {
   sg_call c;
@@ -33,17 +31,7 @@ sg_status sg_rng_end_step(sg_session *s, sg_stream stream) {
   sg_call c;
   sg_status st = sg_enter(&c, s, "rng_end_step");
   if (st == SG_OK) {
-    st = sg_require_device(s);
-  }
-  if (st == SG_OK) {
-    /* The step's total is baked into a captured launch: every replay
-     * advances the base offset exactly as the eager step did. */
-    st = SG_CUDA(&s->diag, sg_k_rng_advance(&s->rng.device_state[1],
-                                     s->rng.step_offset,
-                                     (cudaStream_t)stream));
-  }
-  if (st == SG_OK) {
-    s->rng.step_offset = 0;
+    st = sg_rng_advance(&s->rng, (cudaStream_t)stream);
   }
   return sg_leave(&c, st);
 }
@@ -56,14 +44,17 @@ sg_status sg_rng_device_state_get(sg_session *s, sg_rng_device_state *out) {
     st = SG_CHECK_OUT(&s->diag, sg_rng_device_state, out, "out");
   }
   if (st == SG_OK) {
-    st = sg_require_device(s);
-  }
-  if (st == SG_OK) {
-    ours.seed = &s->rng.device_state[0];
-    ours.base_offset = &s->rng.device_state[1];
+    sg_rng_pointers(&s->rng, &ours.seed, &ours.base_offset);
     st = SG_WRITE(&s->diag, sg_rng_device_state, out, &ours, "out");
   }
   return sg_leave(&c, st);
+}
+
+/* Checkpoint entries wait for `stream`: not while capturing, not on the
+ * legacy stream. Validation-only sessions use their host-side state. */
+static sg_status require_checkpoint(sg_session *s, sg_stream stream) {
+  sg_status st = sg_require_not_capturing(s);
+  return st == SG_OK ? sg_check_stream_arg(&s->diag, stream, "stream") : st;
 }
 
 sg_status sg_rng_get_state(sg_session *s, sg_stream stream, sg_rng_state *out) {
@@ -74,19 +65,12 @@ sg_status sg_rng_get_state(sg_session *s, sg_stream stream, sg_rng_state *out) {
     st = SG_CHECK_OUT(&s->diag, sg_rng_state, out, "out");
   }
   if (st == SG_OK) {
-    st = sg_require_sync_allowed(s, stream);
-  }
-  uint64_t state[2];
-  if (st == SG_OK) {
-    st = SG_CUDA(&s->diag, cudaMemcpyAsync(state, s->rng.device_state, sizeof state,
-                                    cudaMemcpyDeviceToHost, stream));
+    st = require_checkpoint(s, stream);
   }
   if (st == SG_OK) {
-    st = SG_CUDA(&s->diag, cudaStreamSynchronize(stream));
+    st = sg_rng_get(&s->rng, (cudaStream_t)stream, &ours.seed, &ours.offset);
   }
   if (st == SG_OK) {
-    ours.seed = state[0];
-    ours.offset = state[1];
     st = SG_WRITE(&s->diag, sg_rng_state, out, &ours, "out");
   }
   return sg_leave(&c, st);
@@ -101,7 +85,7 @@ sg_status sg_rng_set_state(sg_session *s, sg_stream stream,
     st = SG_READ(&s->diag, sg_rng_state, state, &in, "state");
   }
   if (st == SG_OK) {
-    st = sg_require_sync_allowed(s, stream);
+    st = require_checkpoint(s, stream);
   }
   if (st == SG_OK) {
     st = sg_rng_put(&s->rng, (cudaStream_t)stream, in.seed, in.offset);

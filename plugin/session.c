@@ -31,9 +31,22 @@ static sg_status check_capacity(uint32_t *value, uint32_t def, uint32_t max,
   return SG_OK;
 }
 
+/* ABI 1.1's fields that a host's struct_size covers only in part are not
+ * read: their bytes would make a different number. */
+static void drop_cut_fields(sg_session_config *cfg) {
+  if (cfg->struct_size <
+      SG_STRUCT_SIZE_THROUGH(sg_session_config, nccl_timeout_ms)) {
+    cfg->nccl_timeout_ms = 0;
+  }
+  if (cfg->struct_size < SG_V1_1_SIZE_sg_session_config) {
+    cfg->nccl_on_timeout = 0;
+  }
+}
+
 /* Everything that can be wrong with a config, found before anything is
  * allocated; fills in defaults. */
 static sg_status check_config(sg_session_config *cfg) {
+  drop_cut_fields(cfg);
   if (cfg->device < 0) {
     return sg_fail(NULL, SG_ERR_INVALID_ARGUMENT, "config->device is %d",
                    (int)cfg->device);

@@ -8,14 +8,18 @@ sg_status sg_statics_open(sg_statics *t, sg_diag *diag, uint32_t capacity) {
   t->diag = diag;
   t->capacity = capacity;
   t->buffers = calloc(t->capacity, sizeof *t->buffers);
-  if (t->buffers == NULL) {
+  t->readable = calloc(t->capacity, sizeof *t->readable);
+  if (t->buffers == NULL || t->readable == NULL) {
     return sg_fail(diag, SG_ERR_OUT_OF_MEMORY,
                    "cannot allocate the static buffer table");
   }
   return SG_OK;
 }
 
-void sg_statics_close(sg_statics *t) { free(t->buffers); }
+void sg_statics_close(sg_statics *t) {
+  free(t->buffers);
+  free(t->readable);
+}
 
 static sg_status check_buffer(sg_diag *diag, const sg_static_buffer_desc *d,
                               uint32_t i) {
@@ -43,7 +47,8 @@ static sg_status check_overlaps(const sg_statics *t, uint32_t n) {
   }
   for (uint32_t i = 0; i < total; i++) {
     uintptr_t b = (uintptr_t)t->buffers[i].data;
-    regions[i] = (sg_region){b, b + t->buffers[i].bytes, i, "data"};
+    regions[i] = (sg_region){b, sg_region_end(b, t->buffers[i].bytes), i,
+                             "data"};
   }
   sg_region a, b;
   sg_status st = SG_OK;
@@ -72,4 +77,29 @@ sg_status sg_statics_add(sg_statics *t, const sg_static_buffer_desc *descs,
     t->count += n;
   }
   return st;
+}
+
+sg_status sg_statics_read_sources(const sg_statics *t,
+                                  const void *const *ptrs, uint32_t count,
+                                  uint32_t flags, uint32_t host_flag,
+                                  const char *flag_name, sg_sources *out) {
+  if ((flags & ~host_flag) != 0) {
+    return sg_fail(t->diag, SG_ERR_INVALID_ARGUMENT,
+                   "args->flags is 0x%x; known bits: 0x%x (%s)",
+                   (unsigned)flags, (unsigned)host_flag, flag_name);
+  }
+  if (count > t->count) {
+    return sg_fail(t->diag, SG_ERR_INVALID_ARGUMENT,
+                   "args->static_source_count is %u but %u static buffers "
+                   "are registered",
+                   (unsigned)count, t->count);
+  }
+  if (count > 0 && ptrs == NULL) {
+    return sg_fail(t->diag, SG_ERR_INVALID_ARGUMENT,
+                   "args->static_sources is NULL but static_source_count "
+                   "is %u",
+                   (unsigned)count);
+  }
+  *out = (sg_sources){ptrs, count, (flags & host_flag) != 0};
+  return SG_OK;
 }

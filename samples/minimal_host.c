@@ -3,18 +3,55 @@
  *
  *   minimal_host [path/to/libstepgraph.so.1]
  *
+ * Without an argument it loads $STEPGRAPH_PLUGIN, else the plugin of the
+ * build it came from (found relative to this executable, so a copied build
+ * tree works), else libstepgraph.so.1 from the loader's search path (an
+ * installed library).
+ *
  * On a GPU it also captures a one-node step (a memset) under key 1, replays
  * it and checks what it wrote. Without a usable GPU the session cannot be
  * created: the program says so, shows that a validation-only session still
  * works, and exits 2. */
+#define _POSIX_C_SOURCE 200112L /* readlink */
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stepgraph.h"
 
 #define EXIT_NO_GPU 2
+
+/* The build's plugin: MH_PLUGIN_RELATIVE (from CMake) joined to this
+ * executable's folder, if that file exists. */
+static int build_plugin(char *out, size_t size) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    return 0;
+  }
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash == NULL) {
+    return 0;
+  }
+  *slash = '\0';
+  int len = snprintf(out, size, "%s/%s", exe, MH_PLUGIN_RELATIVE);
+  return len > 0 && (size_t)len < size && access(out, F_OK) == 0;
+}
+
+static const char *plugin_path(int argc, char **argv, char *buf, size_t size) {
+  const char *env = getenv("STEPGRAPH_PLUGIN");
+  if (argc > 1) {
+    return argv[1];
+  }
+  if (env != NULL && env[0] != '\0') {
+    return env;
+  }
+  return build_plugin(buf, size) ? buf : "libstepgraph.so.1";
+}
 
 static const sg_api *load(const char *path) {
   void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -103,8 +140,8 @@ static int capture_and_replay(const sg_api *api, sg_session *s) {
 }
 
 int main(int argc, char **argv) {
-  const char *path = argc > 1 ? argv[1] : "libstepgraph.so.1";
-  const sg_api *api = load(path);
+  char buf[4096];
+  const sg_api *api = load(plugin_path(argc, argv, buf, sizeof buf));
   if (api == NULL) {
     return 1;
   }

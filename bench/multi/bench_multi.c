@@ -20,8 +20,10 @@
 #include <time.h>
 
 #include "bench_kernels.h"
-#include "bench_results.h"
+#include "bench_stats.h"
 #include "nccl_table.h"
+#include "sg_cuda_check.h"
+#include "sg_load.h"
 
 #define NC(call)                                                          \
   do {                                                                    \
@@ -32,6 +34,10 @@
       exit(1);                                                            \
     }                                                                     \
   } while (0)
+
+static const sg_api *api;
+
+#define SG(s, call) BS_SG(api, (s), call)
 
 #define CAPTURES 100
 #define STEP_KERNELS 10
@@ -72,25 +78,25 @@ static double capture_end_us(int with_comm) {
   for (int i = 0; i < CAPTURES; i++) {
     SG(s, api->capture_begin(s, &a));
     for (int k = 0; k < STEP_KERNELS; k++) {
-      CK(bk_tiny(target, 1.0f, stream));
+      SG_CHECK_CUDA(bk_tiny(target, 1.0f, stream));
     }
-    const double start = now_us();
+    const double start = bs_now_us();
     SG(s, api->capture_end(s, &a));
-    us[i] = now_us() - start;
+    us[i] = bs_now_us() - start;
     SG(s, api->invalidate(s, 1));
   }
   api->session_destroy(s);
-  return quantile(us, CAPTURES, 0.5);
+  return bs_quantile(us, CAPTURES, 0.5);
 }
 
 static void bench_agreement(void) {
   const double plain = capture_end_us(0), agreed = capture_end_us(1);
-  record("agreement", "no communicator", STEP_KERNELS, "capture_end", plain,
-         "us");
-  record("agreement", "1-rank communicator", STEP_KERNELS, "capture_end",
-         agreed, "us");
-  record("agreement", "difference", STEP_KERNELS, "agreement", agreed - plain,
-         "us");
+  bs_record("agreement", "no communicator", STEP_KERNELS, "capture_end",
+            plain, "us");
+  bs_record("agreement", "1-rank communicator", STEP_KERNELS, "capture_end",
+            agreed, "us");
+  bs_record("agreement", "difference", STEP_KERNELS, "agreement",
+            agreed - plain, "us");
   printf("\n| capture_end, %d-kernel step (median of %d) | us |\n|---|---|\n",
          STEP_KERNELS, CAPTURES);
   printf("| no communicator | %.1f |\n| 1-rank communicator (with the "
@@ -110,13 +116,13 @@ typedef struct param_set {
 
 static void set_create(param_set *p, sg_session *s) {
   const size_t n = (size_t)p->count * p->side * p->side;
-  CK(cudaMalloc((void **)&p->w, n));
-  CK(cudaMalloc((void **)&p->wt, n));
-  CK(cudaMalloc((void **)&p->master, n * sizeof(float)));
-  CK(cudaMalloc((void **)&p->meta, (size_t)p->count * 12 * sizeof(float)));
-  CK(cudaMemset(p->master, 0x3c, n * sizeof(float))); /* ~0.0115 */
-  CK(cudaMemset(p->meta, 0x3f, (size_t)p->count * 12 * sizeof(float)));
-  CK(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->w, n));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->wt, n));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->master, n * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->meta, (size_t)p->count * 12 * sizeof(float)));
+  SG_CHECK_CUDA(cudaMemset(p->master, 0x3c, n * sizeof(float))); /* ~0.0115 */
+  SG_CHECK_CUDA(cudaMemset(p->meta, 0x3f, (size_t)p->count * 12 * sizeof(float)));
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
   sg_fp8_param_desc *d = calloc(p->count, sizeof *d);
   for (uint32_t k = 0; k < p->count; k++) {
     const size_t off = (size_t)k * p->side * p->side;
@@ -137,10 +143,10 @@ static void set_create(param_set *p, sg_session *s) {
 }
 
 static void set_destroy(param_set *p) {
-  CK(cudaFree(p->w));
-  CK(cudaFree(p->wt));
-  CK(cudaFree(p->master));
-  CK(cudaFree(p->meta));
+  SG_CHECK_CUDA(cudaFree(p->w));
+  SG_CHECK_CUDA(cudaFree(p->wt));
+  SG_CHECK_CUDA(cudaFree(p->master));
+  SG_CHECK_CUDA(cudaFree(p->meta));
 }
 
 static void refresh(sg_session *s, uint32_t flags) {
@@ -176,28 +182,28 @@ static double refresh_us(sg_session *s, uint32_t flags, int graphed,
   }
   cudaEvent_t ev[REFRESHES + 1];
   for (int i = 0; i <= REFRESHES; i++) {
-    CK(cudaEventCreate(&ev[i]));
+    SG_CHECK_CUDA(cudaEventCreate(&ev[i]));
   }
   for (int i = 0; i < REFRESHES; i++) {
-    CK(cudaEventRecord(ev[i], stream));
+    SG_CHECK_CUDA(cudaEventRecord(ev[i], stream));
     if (graphed) {
       SG(s, api->replay(s, &r));
     } else {
       refresh(s, flags);
     }
   }
-  CK(cudaEventRecord(ev[REFRESHES], stream));
-  CK(cudaEventSynchronize(ev[REFRESHES]));
+  SG_CHECK_CUDA(cudaEventRecord(ev[REFRESHES], stream));
+  SG_CHECK_CUDA(cudaEventSynchronize(ev[REFRESHES]));
   double us[REFRESHES];
   for (int i = 0; i < REFRESHES; i++) {
     float ms = 0;
-    CK(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+    SG_CHECK_CUDA(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
     us[i] = (double)ms * 1e3;
   }
   for (int i = 0; i <= REFRESHES; i++) {
-    CK(cudaEventDestroy(ev[i]));
+    SG_CHECK_CUDA(cudaEventDestroy(ev[i]));
   }
-  return quantile(us, REFRESHES, 0.5);
+  return bs_quantile(us, REFRESHES, 0.5);
 }
 
 static void bench_refresh_set(param_set *p) {
@@ -208,11 +214,12 @@ static void bench_refresh_set(param_set *p) {
     const double plain = refresh_us(s, 0, graphed, 10 + graphed);
     const double reduced =
         refresh_us(s, SG_REFRESH_REDUCE_AMAX, graphed, 20 + graphed);
-    record(p->name, variants[graphed], (int)p->count, "refresh", plain, "us");
-    record(p->name, variants[graphed], (int)p->count,
-           "refresh+amax_reduction", reduced, "us");
-    record(p->name, variants[graphed], (int)p->count, "amax_reduction",
-           reduced - plain, "us");
+    const int n = (int)p->count;
+    bs_record(p->name, variants[graphed], n, "refresh", plain, "us");
+    bs_record(p->name, variants[graphed], n, "refresh+amax_reduction",
+              reduced, "us");
+    bs_record(p->name, variants[graphed], n, "amax_reduction",
+              reduced - plain, "us");
     printf("| %s | %s | %.1f | %.1f | %+.1f |\n", p->name, variants[graphed],
            plain, reduced, reduced - plain);
   }
@@ -242,9 +249,9 @@ int main(int argc, char **argv) {
     }
   }
   api = sg_test_load().api;
-  CK(cudaSetDevice(0));
-  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CK(cudaMalloc((void **)&target, sizeof(float)));
+  SG_CHECK_CUDA(cudaSetDevice(0));
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  SG_CHECK_CUDA(cudaMalloc((void **)&target, sizeof(float)));
   const int dev = 0;
   NC(ncclCommInitAll(&comm, 1, &dev));
   table = sg_real_nccl_table();
@@ -255,7 +262,7 @@ int main(int argc, char **argv) {
   bench_refresh();
   NC(ncclCommDestroy(comm)); /* after every session */
   if (csv != NULL) {
-    write_csv(csv);
+    bs_write_csv(csv);
   }
   return 0;
 }

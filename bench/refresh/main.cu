@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "sg_cuda_check.h"
 #include "measure.h"
 #include "refresh.h"
 #include "sets.h"
@@ -109,8 +109,8 @@ static uint32_t layout_of(const context *cx, const bench_set *set) {
 
 static void launch(const context *cx, const bench_set *set, const void *table, uint32_t mode,
                    uint32_t group) {
-  BENCH_CUDA(sg_k_refresh_launch(table, mode, group, layout_of(cx, set), NULL, cx->sm_count,
-                                 cx->stream));
+  SG_CHECK_CUDA(
+      sg_k_refresh_launch(table, mode, group, layout_of(cx, set), NULL, cx->sm_count, cx->stream));
 }
 
 static row measure(const context *cx, bench_set *set, const config *cf, uint8_t *copy_dst) {
@@ -118,7 +118,7 @@ static row measure(const context *cx, bench_set *set, const config *cf, uint8_t 
   r.bytes = cf->bytes_per_elem * set->elements;
   const uint32_t copies = set->copies;
   launch(cx, set, bench_set_table(set, cf->master_dtype, 0), cf->mode, SG_K_ALL_GROUPS);
-  BENCH_CUDA(cudaStreamSynchronize(cx->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(cx->stream));
   r.diffs = bench_verify(set, cf->mode, cf->master_dtype);
   r.fused_us = median_us(cx->stream, cx->reps, [&](int k) {
     launch(cx, set, bench_set_table(set, cf->master_dtype, k % copies), cf->mode,
@@ -133,8 +133,8 @@ static row measure(const context *cx, bench_set *set, const config *cf, uint8_t 
   r.copy_us = median_us(cx->stream, cx->reps, [&](int k) {
     const size_t c = static_cast<size_t>(k % copies);
     const char *src = reinterpret_cast<const char *>(set->master + c * set->m_elems);
-    BENCH_CUDA(cudaMemcpyAsync(copy_dst + c * copy_bytes, src, copy_bytes,
-                               cudaMemcpyDeviceToDevice, cx->stream));
+    SG_CHECK_CUDA(cudaMemcpyAsync(copy_dst + c * copy_bytes, src, copy_bytes,
+                                  cudaMemcpyDeviceToDevice, cx->stream));
   });
   return r;
 }
@@ -188,7 +188,7 @@ static void run_set(const context *cx, const char *name) {
     usage();
   }
   uint8_t *copy_dst = NULL;
-  BENCH_CUDA(cudaMalloc(&copy_dst, set.copies * 3 * set.elements));
+  SG_CHECK_CUDA(cudaMalloc(&copy_dst, set.copies * 3 * set.elements));
   uint32_t filled = SG_K_MASTER_NONE;
   for (const config &cf : kConfigs) {
     if (cf.master_dtype != filled) {
@@ -198,7 +198,7 @@ static void run_set(const context *cx, const char *name) {
     const row r = measure(cx, &set, &cf, copy_dst);
     report(cx, &set, &cf, &r);
   }
-  BENCH_CUDA(cudaFree(copy_dst));
+  SG_CHECK_CUDA(cudaFree(copy_dst));
   bench_set_destroy(&set);
 }
 
@@ -210,12 +210,12 @@ int main(int argc, char **argv) {
   cx.layout = o.layout;
   int device = 0, l2 = 0;
   cudaDeviceProp prop;
-  BENCH_CUDA(cudaGetDevice(&device));
-  BENCH_CUDA(cudaGetDeviceProperties(&prop, device));
-  BENCH_CUDA(cudaDeviceGetAttribute(&cx.sm_count, cudaDevAttrMultiProcessorCount, device));
-  BENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  SG_CHECK_CUDA(cudaGetDevice(&device));
+  SG_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
+  SG_CHECK_CUDA(cudaDeviceGetAttribute(&cx.sm_count, cudaDevAttrMultiProcessorCount, device));
+  SG_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   cx.l2_bytes = static_cast<size_t>(l2);
-  BENCH_CUDA(cudaStreamCreateWithFlags(&cx.stream, cudaStreamNonBlocking));
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&cx.stream, cudaStreamNonBlocking));
   if (o.csv != NULL && (cx.csv = fopen(o.csv, "w")) == NULL) {
     perror(o.csv);
     return 1;
@@ -238,6 +238,6 @@ int main(int argc, char **argv) {
   if (cx.csv != NULL) {
     fclose(cx.csv);
   }
-  BENCH_CUDA(cudaStreamDestroy(cx.stream));
+  SG_CHECK_CUDA(cudaStreamDestroy(cx.stream));
   return 0;
 }

@@ -6,30 +6,30 @@
 #include <algorithm>
 #include <vector>
 
-#include "bench_util.h"
+#include "sg_cuda_check.h"
 
 enum { kWarmup = 3 };
 
 template <class Run>
 double median_us(cudaStream_t stream, int reps, Run run) {
   cudaEvent_t start, stop;
-  BENCH_CUDA(cudaEventCreate(&start));
-  BENCH_CUDA(cudaEventCreate(&stop));
+  SG_CHECK_CUDA(cudaEventCreate(&start));
+  SG_CHECK_CUDA(cudaEventCreate(&stop));
   for (int k = 0; k < kWarmup; k++) {
     run(k);
   }
   std::vector<double> us(static_cast<size_t>(reps));
   for (int k = 0; k < reps; k++) {
-    BENCH_CUDA(cudaEventRecord(start, stream));
+    SG_CHECK_CUDA(cudaEventRecord(start, stream));
     run(kWarmup + k);
-    BENCH_CUDA(cudaEventRecord(stop, stream));
-    BENCH_CUDA(cudaEventSynchronize(stop));
+    SG_CHECK_CUDA(cudaEventRecord(stop, stream));
+    SG_CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
-    BENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
+    SG_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
     us[static_cast<size_t>(k)] = 1000.0 * ms;
   }
-  BENCH_CUDA(cudaEventDestroy(start));
-  BENCH_CUDA(cudaEventDestroy(stop));
+  SG_CHECK_CUDA(cudaEventDestroy(start));
+  SG_CHECK_CUDA(cudaEventDestroy(stop));
   std::sort(us.begin(), us.end());
   return reps % 2 ? us[reps / 2] : 0.5 * (us[reps / 2 - 1] + us[reps / 2]);
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "sg_cuda_check.h"
 
 typedef struct shape_run {
   uint32_t repeat;
@@ -99,19 +99,19 @@ static void build_tables(bench_set *set) {
   sg_k_param *params = static_cast<sg_k_param *>(malloc(set->count * sizeof *params));
   const uint32_t dtypes[2] = {SG_K_MASTER_FP32, SG_K_MASTER_BF16};
   for (int d = 0; d < 2; d++) {
-    BENCH_CUDA(cudaMalloc(&set->tables[d], set->copies * set->table_bytes));
+    SG_CHECK_CUDA(cudaMalloc(&set->tables[d], set->copies * set->table_bytes));
     for (uint32_t c = 0; c < set->copies; c++) {
       for (uint32_t i = 0; i < set->count; i++) {
         params[i] = bench_set_param(set, dtypes[d], c, i);
       }
-      BENCH_CUDA(sg_k_refresh_build(image, set->count, params, set->count));
-      BENCH_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, dtypes[d], c)), image,
-                            set->table_bytes, cudaMemcpyHostToDevice));
+      SG_CHECK_CUDA(sg_k_refresh_build(image, set->count, params, set->count));
+      SG_CHECK_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, dtypes[d], c)), image,
+                               set->table_bytes, cudaMemcpyHostToDevice));
     }
   }
   /* Every copy and dtype has the same shapes and alignment: one choice. */
   set->layout = sg_k_refresh_layout(params, set->count, SG_K_ALL_GROUPS);
-  BENCH_CUDA(cudaDeviceSynchronize()); /* pageable copies may still be in flight */
+  SG_CHECK_CUDA(cudaDeviceSynchronize()); /* pageable copies may still be in flight */
   free(params);
   free(image);
 }
@@ -161,14 +161,14 @@ void bench_set_fill(bench_set *set, uint32_t master_dtype) {
   /* BF16 fills the whole arena with BF16 values: each copy's BF16 view starts
    * where its FP32 one does. */
   fill_master<<<1024, 256>>>(set->master, copies * set->m_elems * (bf16 ? 2 : 1), bf16);
-  BENCH_CUDA(cudaGetLastError());
+  SG_CHECK_CUDA(cudaGetLastError());
   fill_bytes<<<1024, 256>>>(set->w, copies * set->w_bytes, 1);
-  BENCH_CUDA(cudaGetLastError());
+  SG_CHECK_CUDA(cudaGetLastError());
   fill_bytes<<<1024, 256>>>(set->wt, copies * set->w_bytes, 2);
-  BENCH_CUDA(cudaGetLastError());
+  SG_CHECK_CUDA(cudaGetLastError());
   fill_scalars<<<64, 256>>>(set->scalars, copies * set->count);
-  BENCH_CUDA(cudaGetLastError());
-  BENCH_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaGetLastError());
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
 int bench_set_create(bench_set *set, const char *name, size_t min_bytes) {
@@ -179,21 +179,21 @@ int bench_set_create(bench_set *set, const char *name, size_t min_bytes) {
   lay_out(set);
   const size_t traffic = 2 * set->elements;
   set->copies = static_cast<uint32_t>(traffic >= min_bytes ? 1 : (min_bytes + traffic - 1) / traffic);
-  BENCH_CUDA(cudaMalloc(&set->w, set->copies * set->w_bytes));
-  BENCH_CUDA(cudaMalloc(&set->wt, set->copies * set->w_bytes));
-  BENCH_CUDA(cudaMalloc(&set->master, set->copies * set->m_elems * sizeof(float)));
-  BENCH_CUDA(cudaMalloc(&set->scalars, 3 * sizeof(float) * set->copies * set->count));
+  SG_CHECK_CUDA(cudaMalloc(&set->w, set->copies * set->w_bytes));
+  SG_CHECK_CUDA(cudaMalloc(&set->wt, set->copies * set->w_bytes));
+  SG_CHECK_CUDA(cudaMalloc(&set->master, set->copies * set->m_elems * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc(&set->scalars, 3 * sizeof(float) * set->copies * set->count));
   build_tables(set);
   return 1;
 }
 
 void bench_set_destroy(bench_set *set) {
-  BENCH_CUDA(cudaFree(set->w));
-  BENCH_CUDA(cudaFree(set->wt));
-  BENCH_CUDA(cudaFree(set->master));
-  BENCH_CUDA(cudaFree(set->scalars));
-  BENCH_CUDA(cudaFree(set->tables[0]));
-  BENCH_CUDA(cudaFree(set->tables[1]));
+  SG_CHECK_CUDA(cudaFree(set->w));
+  SG_CHECK_CUDA(cudaFree(set->wt));
+  SG_CHECK_CUDA(cudaFree(set->master));
+  SG_CHECK_CUDA(cudaFree(set->scalars));
+  SG_CHECK_CUDA(cudaFree(set->tables[0]));
+  SG_CHECK_CUDA(cudaFree(set->tables[1]));
   free(set->shapes);
   free(set->off_w);
   free(set->off_m);

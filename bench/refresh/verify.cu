@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "sg_cuda_check.h"
 #include "fp8_reference.h"
 
 typedef struct host_tensor {
@@ -22,10 +22,10 @@ static void download(const sg_k_param *p, size_t master_bytes, host_tensor *h) {
     fprintf(stderr, "bench_verify: out of host memory\n");
     exit(1);
   }
-  BENCH_CUDA(cudaMemcpy(h->w, p->w, n, cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(h->wt, p->wt, n, cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(h->master, p->master, master_bytes, cudaMemcpyDeviceToHost));
-  BENCH_CUDA(cudaMemcpy(h->scalars, p->scale, sizeof h->scalars, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(h->w, p->w, n, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(h->wt, p->wt, n, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(h->master, p->master, master_bytes, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(h->scalars, p->scale, sizeof h->scalars, cudaMemcpyDeviceToHost));
 }
 
 static void release(host_tensor *h) {

@@ -23,7 +23,20 @@
 #include <time.h>
 
 #include "bench_kernels.h"
-#include "bench_results.h"
+#include "sg_cuda_check.h"
+#include "sg_load.h"
+
+static const sg_api *api;
+
+#define SG(s, call)                                                       \
+  do {                                                                    \
+    sg_status sg_st_ = (call);                                            \
+    if (sg_st_ != SG_OK) {                                                \
+      fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,   \
+              api->status_string(sg_st_), sg_test_detail(api, (s)));      \
+      exit(1);                                                            \
+    }                                                                     \
+  } while (0)
 
 #define REPS 5
 #define BATCH 250
@@ -32,6 +45,61 @@
 
 static cudaStream_t stream;
 static float *target; /* every tiny kernel adds into target[0] */
+
+/* --- Results -------------------------------------------------------------- */
+
+typedef struct row {
+  const char *section, *variant;
+  int n;
+  const char *metric;
+  double value;
+  const char *unit;
+} row;
+
+static row rows[512];
+static int row_count;
+
+static double record(const char *section, const char *variant, int n,
+                     const char *metric, double value, const char *unit) {
+  if (row_count < (int)(sizeof rows / sizeof rows[0])) {
+    rows[row_count++] = (row){section, variant, n, metric, value, unit};
+  }
+  return value;
+}
+
+static void write_csv(const char *path) {
+  FILE *f = fopen(path, "w");
+  if (f == NULL) {
+    perror(path);
+    exit(1);
+  }
+  fprintf(f, "section,variant,n,metric,value,unit\n");
+  for (int i = 0; i < row_count; i++) {
+    fprintf(f, "%s,%s,%d,%s,%.6g,%s\n", rows[i].section, rows[i].variant,
+            rows[i].n, rows[i].metric, rows[i].value, rows[i].unit);
+  }
+  fclose(f);
+}
+
+/* --- Timing helpers ------------------------------------------------------- */
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Sorts v; returns its p-quantile (0.5: median). */
+static double quantile(double *v, size_t n, double p) {
+  qsort(v, n, sizeof *v, by_value);
+  size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+  return v[i < n ? i : n - 1];
+}
 
 static double mean(const double *v, size_t n) {
   double s = 0;
@@ -43,7 +111,7 @@ static double mean(const double *v, size_t n) {
 
 static void enqueue_tiny(int n, float v) {
   for (int i = 0; i < n; i++) {
-    CK(bk_tiny(target, v, stream));
+    SG_CHECK_CUDA(bk_tiny(target, v, stream));
   }
 }
 
@@ -51,18 +119,18 @@ static void enqueue_tiny(int n, float v) {
 typedef void (*launch_fn)(void *ctx);
 static double gpu_us(launch_fn fn, void *ctx, int launches) {
   cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a, stream));
+  SG_CHECK_CUDA(cudaEventCreate(&a));
+  SG_CHECK_CUDA(cudaEventCreate(&b));
+  SG_CHECK_CUDA(cudaEventRecord(a, stream));
   for (int i = 0; i < launches; i++) {
     fn(ctx);
   }
-  CK(cudaEventRecord(b, stream));
-  CK(cudaEventSynchronize(b));
+  SG_CHECK_CUDA(cudaEventRecord(b, stream));
+  SG_CHECK_CUDA(cudaEventSynchronize(b));
   float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
+  SG_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+  SG_CHECK_CUDA(cudaEventDestroy(a));
+  SG_CHECK_CUDA(cudaEventDestroy(b));
   return (double)ms * 1e3;
 }
 
@@ -103,7 +171,7 @@ typedef struct replay_ctx {
 } replay_ctx;
 
 static void launch_raw(void *ctx) {
-  CK(cudaGraphLaunch(((replay_ctx *)ctx)->exec, stream));
+  SG_CHECK_CUDA(cudaGraphLaunch(((replay_ctx *)ctx)->exec, stream));
 }
 
 static void launch_plugin(void *ctx) {
@@ -140,7 +208,7 @@ static double replay_gpu_per_node(const char *variant, launch_fn fn,
                                   void *ctx, int n) {
   const int launches = 100000 / n;
   fn(ctx);
-  CK(cudaStreamSynchronize(stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(stream));
   return record("per_node", variant, n, "gpu_us_per_node",
                 median_gpu_per(fn, ctx, launches, (double)launches * n),
                 "us");
@@ -149,9 +217,10 @@ static double replay_gpu_per_node(const char *variant, launch_fn fn,
 static cudaGraph_t raw_capture(int n, float v, double *us) {
   cudaGraph_t g = NULL;
   double t0 = now_us();
-  CK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  SG_CHECK_CUDA(
+      cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   enqueue_tiny(n, v);
-  CK(cudaStreamEndCapture(stream, &g));
+  SG_CHECK_CUDA(cudaStreamEndCapture(stream, &g));
   *us = now_us() - t0;
   return g;
 }
@@ -160,7 +229,7 @@ static void bench_n(int n) {
   const char *sec = "per_node";
   /* Eager: host time per launch, GPU time per kernel. */
   enqueue_tiny(n, 1.0f);
-  CK(cudaStreamSynchronize(stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(stream));
   double host[REPS], gpu[REPS];
   for (int r = 0; r < REPS; r++) {
     double t0 = now_us();
@@ -177,20 +246,20 @@ static void bench_n(int n) {
   cudaGraph_t g = raw_capture(n, 1.0f, &cap_us);
   cudaGraphExec_t exec = NULL;
   double t0 = now_us();
-  CK(cudaGraphInstantiateWithFlags(&exec, g, 0));
+  SG_CHECK_CUDA(cudaGraphInstantiateWithFlags(&exec, g, 0));
   inst_us = now_us() - t0;
   t0 = now_us();
-  CK(cudaGraphUpload(exec, stream));
-  CK(cudaStreamSynchronize(stream));
+  SG_CHECK_CUDA(cudaGraphUpload(exec, stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(stream));
   up_us = now_us() - t0;
   double dummy;
   cudaGraph_t g2 = raw_capture(n, 2.0f, &dummy);
   cudaGraphExecUpdateResultInfo info;
   t0 = now_us();
-  CK(cudaGraphExecUpdate(exec, g2, &info));
+  SG_CHECK_CUDA(cudaGraphExecUpdate(exec, g2, &info));
   upd_us = now_us() - t0;
-  CK(cudaGraphDestroy(g));
-  CK(cudaGraphDestroy(g2));
+  SG_CHECK_CUDA(cudaGraphDestroy(g));
+  SG_CHECK_CUDA(cudaGraphDestroy(g2));
   const char *bs = "build_per_node";
   record(bs, "raw", n, "capture_us_per_node", cap_us / n, "us");
   record(bs, "raw", n, "instantiate_us_per_node", inst_us / n, "us");
@@ -223,7 +292,7 @@ static void bench_n(int n) {
   double plug_gpu =
       replay_gpu_per_node("plugin_replay", launch_plugin, &plug, n);
   api->session_destroy(s);
-  CK(cudaGraphExecDestroy(exec));
+  SG_CHECK_CUDA(cudaGraphExecDestroy(exec));
   printf("%6d %14.3f %14.3f %14.3f %14.3f %12.1f%%\n", n, eager_gpu,
          eager_host, raw_gpu, plug_gpu, (plug_gpu / raw_gpu - 1.0) * 100.0);
 }
@@ -271,7 +340,7 @@ static void time_batch(launch_fn fn, void *ctx, samples *out) {
     fn(ctx);
     out->v[out->n++] = now_us() - t0;
   }
-  CK(cudaStreamSynchronize(stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
 static void summarise(const char *variant, samples *s, double *median_out) {
@@ -300,8 +369,8 @@ static int bench_host_cost(int calls) {
   double dummy;
   cudaGraph_t g = raw_capture(1, 1.0f, &dummy);
   replay_ctx raw = {NULL, {0}, NULL};
-  CK(cudaGraphInstantiateWithFlags(&raw.exec, g, 0));
-  CK(cudaGraphUpload(raw.exec, stream));
+  SG_CHECK_CUDA(cudaGraphInstantiateWithFlags(&raw.exec, g, 0));
+  SG_CHECK_CUDA(cudaGraphUpload(raw.exec, stream));
   sg_session *s = new_session();
   SG(s, api->pre_capture(s, (sg_stream)stream));
   plugin_capture(s, 1, 1, 1.0f);
@@ -343,8 +412,8 @@ static int bench_host_cost(int calls) {
   sg_stats st = stats_of(s);
   printf("(plugin replays counted: %llu)\n", (unsigned long long)st.replays);
   api->session_destroy(s);
-  CK(cudaGraphExecDestroy(raw.exec));
-  CK(cudaGraphDestroy(g));
+  SG_CHECK_CUDA(cudaGraphExecDestroy(raw.exec));
+  SG_CHECK_CUDA(cudaGraphDestroy(g));
   free(raw_s.v);
   free(plug_s.v);
   free(empty_s.v);
@@ -355,9 +424,9 @@ static int bench_host_cost(int calls) {
 
 static void bench_static_copies(int calls) {
   uint8_t *statics = NULL, *sources = NULL;
-  CK(cudaMalloc((void **)&statics, STATIC_MAX * STATIC_BYTES));
-  CK(cudaMalloc((void **)&sources, STATIC_MAX * STATIC_BYTES));
-  CK(cudaMemset(sources, 1, STATIC_MAX * STATIC_BYTES));
+  SG_CHECK_CUDA(cudaMalloc((void **)&statics, STATIC_MAX * STATIC_BYTES));
+  SG_CHECK_CUDA(cudaMalloc((void **)&sources, STATIC_MAX * STATIC_BYTES));
+  SG_CHECK_CUDA(cudaMemset(sources, 1, STATIC_MAX * STATIC_BYTES));
   sg_session *s = new_session();
   sg_static_buffer_desc d[STATIC_MAX];
   const void *src[STATIC_MAX];
@@ -407,8 +476,8 @@ static void bench_static_copies(int calls) {
   }
   free(h.v);
   api->session_destroy(s);
-  CK(cudaFree(statics));
-  CK(cudaFree(sources));
+  SG_CHECK_CUDA(cudaFree(statics));
+  SG_CHECK_CUDA(cudaFree(sources));
 }
 
 int main(int argc, char **argv) {
@@ -438,11 +507,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   api = sg_test_load().api;
-  CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CK(cudaMalloc((void **)&target, sizeof(float)));
-  CK(cudaMemset(target, 0, sizeof(float)));
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  SG_CHECK_CUDA(cudaMalloc((void **)&target, sizeof(float)));
+  SG_CHECK_CUDA(cudaMemset(target, 0, sizeof(float)));
   struct cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
+  SG_CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   printf("bench_replay on %s; tiny kernel = 1 block x 32 threads\n\n",
          prop.name);
   printf("Per kernel / per node, microseconds (GPU time: events around "
@@ -460,7 +529,7 @@ int main(int argc, char **argv) {
     write_csv(csv);
     printf("\nCSV: %s (%d rows)\n", csv, row_count);
   }
-  CK(cudaFree(target));
-  CK(cudaStreamDestroy(stream));
+  SG_CHECK_CUDA(cudaFree(target));
+  SG_CHECK_CUDA(cudaStreamDestroy(stream));
   return pass ? 0 : 3;
 }

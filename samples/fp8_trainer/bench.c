@@ -27,7 +27,7 @@ static void run_mode(const tr_plugin *p, const tr_options *o,
 
 static void launch_empties(uint32_t kernels, cudaStream_t s) {
   for (uint32_t k = 0; k < kernels; k++) {
-    CK_CUDA(tr_k_empty(s));
+    SG_CHECK_CUDA(tr_k_empty(s));
   }
 }
 
@@ -39,25 +39,25 @@ static double time_batches(uint32_t reps, uint32_t cold, cudaStream_t s,
   cudaEvent_t *ev = TR_CALLOC(reps + 1u, sizeof *ev, "bench timings");
   double *ms = TR_CALLOC(reps, sizeof *ms, "bench timings");
   for (uint32_t i = 0; i <= reps; i++) {
-    CK_CUDA(cudaEventCreate(&ev[i]));
+    SG_CHECK_CUDA(cudaEventCreate(&ev[i]));
   }
   for (uint32_t i = 0; i < reps; i++) {
-    CK_CUDA(cudaEventRecord(ev[i], s));
+    SG_CHECK_CUDA(cudaEventRecord(ev[i], s));
     if (exec != NULL) {
-      CK_CUDA(cudaGraphLaunch(exec, s));
+      SG_CHECK_CUDA(cudaGraphLaunch(exec, s));
     } else {
       launch_empties(kernels, s);
     }
   }
-  CK_CUDA(cudaEventRecord(ev[reps], s));
-  CK_CUDA(cudaStreamSynchronize(s));
+  SG_CHECK_CUDA(cudaEventRecord(ev[reps], s));
+  SG_CHECK_CUDA(cudaStreamSynchronize(s));
   for (uint32_t i = 0; i < reps; i++) {
     float t = 0.0f;
-    CK_CUDA(cudaEventElapsedTime(&t, ev[i], ev[i + 1]));
+    SG_CHECK_CUDA(cudaEventElapsedTime(&t, ev[i], ev[i + 1]));
     ms[i] = t;
   }
   for (uint32_t i = 0; i <= reps; i++) {
-    CK_CUDA(cudaEventDestroy(ev[i]));
+    SG_CHECK_CUDA(cudaEventDestroy(ev[i]));
   }
   const double median = tr_median(ms + cold, reps - cold);
   free(ev);
@@ -69,20 +69,20 @@ static double time_batches(uint32_t reps, uint32_t cold, cudaStream_t s,
 static ceiling measure_ceiling(uint32_t kernels, uint32_t reps,
                                uint32_t cold) {
   cudaStream_t s;
-  CK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  CK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  SG_CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   launch_empties(kernels, s);
-  CK_CUDA(cudaStreamEndCapture(s, &graph));
-  CK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  CK_CUDA(cudaGraphUpload(exec, s));
+  SG_CHECK_CUDA(cudaStreamEndCapture(s, &graph));
+  SG_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  SG_CHECK_CUDA(cudaGraphUpload(exec, s));
   ceiling c;
   c.eager_ms = time_batches(reps, cold, s, kernels, NULL);
   c.graph_ms = time_batches(reps, cold, s, kernels, exec);
-  CK_CUDA(cudaGraphExecDestroy(exec));
-  CK_CUDA(cudaGraphDestroy(graph));
-  CK_CUDA(cudaStreamDestroy(s));
+  SG_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  SG_CHECK_CUDA(cudaGraphDestroy(graph));
+  SG_CHECK_CUDA(cudaStreamDestroy(s));
   return c;
 }
 

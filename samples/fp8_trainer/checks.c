@@ -19,13 +19,6 @@ void *tr_calloc(size_t n, size_t size, const char *what, const char *file,
   return p;
 }
 
-void tr_check_cuda(cudaError_t err, const char *call, const char *file,
-                   int line) {
-  if (err != cudaSuccess) {
-    tr_die(file, line, call, cudaGetErrorName(err), cudaGetErrorString(err));
-  }
-}
-
 void tr_check_blas(cublasStatus_t st, const char *call, const char *file,
                    int line) {
   if (st != CUBLAS_STATUS_SUCCESS) {
@@ -60,7 +53,7 @@ bool tr_gpu_usable(int device) {
     return false;
   }
   struct cudaDeviceProp prop;
-  CK_CUDA(cudaGetDeviceProperties(&prop, device));
+  SG_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
   if (prop.major * 10 + prop.minor < 89) {
     fprintf(stderr,
             "fp8_trainer: GPU %d (%s, sm_%d%d) has no FP8 tensor cores; "

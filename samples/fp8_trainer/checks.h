@@ -1,7 +1,8 @@
-/* The one place every return code of the trainer goes through: CUDA runtime,
- * cuBLASLt and the plugin's entries. A sample program has nothing sensible to
- * do after a failed call, so each check reports the call, where it was made
- * and the library's own name and text for the code, and exits. */
+/* The one place every return code of the trainer goes through: CUDA runtime
+ * (SG_CHECK_CUDA, from the small header the samples, benchmarks and tests
+ * share), cuBLASLt and the plugin's entries. A sample program has nothing
+ * sensible to do after a failed call, so each check reports the call, where
+ * it was made and the library's own name and text for the code, and exits. */
 #ifndef TR_CHECKS_H
 #define TR_CHECKS_H
 
@@ -10,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sg_cuda_check.h"
 #include "stepgraph.h"
 
 /* Exit statuses, documented in the usage text. */
@@ -25,8 +27,6 @@ enum {
 _Noreturn void tr_die(const char *file, int line, const char *call,
                       const char *name, const char *text);
 
-void tr_check_cuda(cudaError_t err, const char *call, const char *file,
-                   int line);
 void tr_check_blas(cublasStatus_t st, const char *call, const char *file,
                    int line);
 /* The plugin's status string and its session detail message. */
@@ -42,7 +42,6 @@ void *tr_calloc(size_t n, size_t size, const char *what, const char *file,
  * why not (stderr). */
 bool tr_gpu_usable(int device);
 
-#define CK_CUDA(call) tr_check_cuda((call), #call, __FILE__, __LINE__)
 #define CK_BLAS(call) tr_check_blas((call), #call, __FILE__, __LINE__)
 #define CK_SG(api, s, call) \
   tr_check_sg((api), (s), (call), #call, __FILE__, __LINE__)

@@ -16,29 +16,29 @@ void tr_dist_open(tr_dist *d, const tr_nccl *n, const tr_world *w,
   d->device = w->device;
   d->shard = shard;
   d->buckets = buckets < layers ? buckets : layers;
-  CK_CUDA(cudaSetDevice(w->device));
+  SG_CHECK_CUDA(cudaSetDevice(w->device));
   CK_NCCL(n, n->comm_init_rank(&d->comm, (int32_t)w->size, w->id,
                                (int32_t)w->rank));
   if (w->rendezvous_owned != NULL) {
     /* Every rank has joined: the id must not outlive the job. */
     unlink(w->rendezvous_owned);
   }
-  CK_CUDA(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
-  CK_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
+  SG_CHECK_CUDA(cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming));
   d->bucket_done = TR_CALLOC(d->buckets, sizeof *d->bucket_done, "events");
   for (uint32_t b = 0; b < d->buckets; b++) {
-    CK_CUDA(cudaEventCreateWithFlags(&d->bucket_done[b],
+    SG_CHECK_CUDA(cudaEventCreateWithFlags(&d->bucket_done[b],
                                      cudaEventDisableTiming));
   }
 }
 
 void tr_dist_close(tr_dist *d) {
   for (uint32_t b = 0; b < d->buckets; b++) {
-    CK_CUDA(cudaEventDestroy(d->bucket_done[b]));
+    SG_CHECK_CUDA(cudaEventDestroy(d->bucket_done[b]));
   }
   free(d->bucket_done);
-  CK_CUDA(cudaEventDestroy(d->join));
-  CK_CUDA(cudaStreamDestroy(d->side));
+  SG_CHECK_CUDA(cudaEventDestroy(d->join));
+  SG_CHECK_CUDA(cudaStreamDestroy(d->side));
   CK_NCCL(d->nccl, d->nccl->comm_destroy(d->comm));
   memset(d, 0, sizeof *d);
 }

@@ -49,13 +49,13 @@ static void gather_and_transpose(tr_trainer *t, cudaStream_t s) {
                                shard, TR_NCCL_UINT8, d->comm, (sg_stream)s));
     }
     CK_NCCL(n, n->group_end());
-    CK_CUDA(cudaEventRecord(d->bucket_done[b], s));
-    CK_CUDA(cudaStreamWaitEvent(d->side, d->bucket_done[b], 0));
+    SG_CHECK_CUDA(cudaEventRecord(d->bucket_done[b], s));
+    SG_CHECK_CUDA(cudaStreamWaitEvent(d->side, d->bucket_done[b], 0));
     tr_refresh_group(t, d->side, SG_REFRESH_TRANSPOSE, b);
     t->launches += 2;
   }
-  CK_CUDA(cudaEventRecord(d->join, d->side));
-  CK_CUDA(cudaStreamWaitEvent(s, d->join, 0));
+  SG_CHECK_CUDA(cudaEventRecord(d->join, d->side));
+  SG_CHECK_CUDA(cudaStreamWaitEvent(s, d->join, 0));
 }
 
 void tr_dist_sharded_optimizer(tr_trainer *t, cudaStream_t s,
@@ -64,7 +64,7 @@ void tr_dist_sharded_optimizer(tr_trainer *t, cudaStream_t s,
   const uint64_t shard = tr_dist_shard(t->cfg.dist, m->weight);
   for (uint32_t l = 0; l < m->d.layers; l++) {
     const size_t o = own(t, l);
-    CK_CUDA(tr_k_adamw(m->master + o, m->grad + o, m->adam_m + o,
+    SG_CHECK_CUDA(tr_k_adamw(m->master + o, m->grad + o, m->adam_m + o,
                        m->adam_v + o, shard, m->step, m->lr, *h, s));
   }
   tr_refresh(t, s, SG_REFRESH_CAST); /* this rank's shard of W, and amax */
@@ -87,5 +87,5 @@ void tr_dist_gather_masters(tr_trainer *t) {
                              TR_NCCL_FLOAT32, d->comm, (sg_stream)t->stream));
   }
   CK_NCCL(n, n->group_end());
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(t->stream));
 }

@@ -12,11 +12,11 @@ void tr_blas_create(tr_blas *b, size_t workspace_bytes) {
   memset(b, 0, sizeof *b);
   CK_BLAS(cublasLtCreate(&b->lt));
   b->workspace_bytes = workspace_bytes;
-  CK_CUDA(cudaMalloc(&b->workspace, workspace_bytes));
+  SG_CHECK_CUDA(cudaMalloc(&b->workspace, workspace_bytes));
 }
 
 void tr_blas_destroy(tr_blas *b) {
-  CK_CUDA(cudaFree(b->workspace));
+  SG_CHECK_CUDA(cudaFree(b->workspace));
   CK_BLAS(cublasLtDestroy(b->lt));
 }
 
@@ -117,8 +117,8 @@ static void *scratch(cudaDataType_t type, cublasOperation_t op, uint64_t rows,
       batch > 1 ? (size_t)stride * (size_t)(batch - 1) + one : one;
   const size_t bytes = elements * type_bytes(type);
   void *p = NULL;
-  CK_CUDA(cudaMalloc(&p, bytes));
-  CK_CUDA(cudaMemset(p, 0, bytes));
+  SG_CHECK_CUDA(cudaMalloc(&p, bytes));
+  SG_CHECK_CUDA(cudaMemset(p, 0, bytes));
   return p;
 }
 
@@ -134,9 +134,9 @@ static bool trial(const tr_gemm *g, const tr_blas *b,
                     d->stride_d);
   const cublasStatus_t st = matmul(g, b, algo, A, B, D, NULL);
   const cudaError_t err = cudaDeviceSynchronize();
-  CK_CUDA(cudaFree(D));
-  CK_CUDA(cudaFree(B));
-  CK_CUDA(cudaFree(A));
+  SG_CHECK_CUDA(cudaFree(D));
+  SG_CHECK_CUDA(cudaFree(B));
+  SG_CHECK_CUDA(cudaFree(A));
   if (st != CUBLAS_STATUS_SUCCESS || err != cudaSuccess) {
     printf("gemm %-9s candidate %d refused: %s / %s\n", d->name, index,
            cublasLtGetStatusName(st), cudaGetErrorName(err));

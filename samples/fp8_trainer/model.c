@@ -78,7 +78,8 @@ static void fill(float *dst, size_t n, float value) {
   for (size_t i = 0; i < n; i++) {
     host[i] = value;
   }
-  CK_CUDA(cudaMemcpy(dst, host, n * sizeof(float), cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(
+      cudaMemcpy(dst, host, n * sizeof(float), cudaMemcpyHostToDevice));
   free(host);
 }
 
@@ -89,14 +90,14 @@ static void initialise(tr_model *m, uint64_t seed, float lr) {
   const uint32_t L = m->d.layers;
   const float he = sqrtf(2.0f / (float)m->d.hidden);
   const size_t hidden_n = (size_t)(L - 1) * m->weight;
-  CK_CUDA(tr_k_init_normal(m->master, hidden_n, he, seed, 1, NULL));
-  CK_CUDA(tr_k_init_normal(m->master + hidden_n, m->weight, 0.1f * he, seed,
-                           2, NULL));
+  SG_CHECK_CUDA(tr_k_init_normal(m->master, hidden_n, he, seed, 1, NULL));
+  SG_CHECK_CUDA(tr_k_init_normal(m->master + hidden_n, m->weight, 0.1f * he,
+                                 seed, 2, NULL));
   const size_t rank_w = (size_t)m->d.hidden * TR_TEACHER_RANK;
-  CK_CUDA(tr_k_init_normal(m->a1, rank_w, 1.0f / sqrtf((float)m->d.hidden),
-                           seed, 3, NULL));
-  CK_CUDA(tr_k_init_normal(m->a2, rank_w, 1.0f / sqrtf(TR_TEACHER_RANK), seed,
-                           4, NULL));
+  SG_CHECK_CUDA(tr_k_init_normal(
+      m->a1, rank_w, 1.0f / sqrtf((float)m->d.hidden), seed, 3, NULL));
+  SG_CHECK_CUDA(tr_k_init_normal(m->a2, rank_w, 1.0f / sqrtf(TR_TEACHER_RANK),
+                                 seed, 4, NULL));
   fill(m->meta.scale, 3u * L * TR_META_STRIDE, 1.0f);
   fill(m->meta.scale_inv, 3u * L * TR_META_STRIDE, 1.0f);
   fill(m->lr, 1, lr);
@@ -108,16 +109,16 @@ void tr_model_create(tr_model *m, const tr_dims *d, uint64_t seed, float lr) {
   m->act = (size_t)d->batch * d->hidden;
   m->weight = (size_t)d->hidden * d->hidden;
   m->arena_bytes = carve(m, NULL);
-  CK_CUDA(cudaMalloc(&m->arena, m->arena_bytes));
+  SG_CHECK_CUDA(cudaMalloc(&m->arena, m->arena_bytes));
   carve(m, m->arena);
   /* Zero: moments, amax, histories, counters, step, loss slots. */
-  CK_CUDA(cudaMemset(m->arena, 0, m->arena_bytes));
+  SG_CHECK_CUDA(cudaMemset(m->arena, 0, m->arena_bytes));
   initialise(m, seed, lr);
-  CK_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
 void tr_model_destroy(tr_model *m) {
-  CK_CUDA(cudaFree(m->arena));
+  SG_CHECK_CUDA(cudaFree(m->arena));
   memset(m, 0, sizeof *m);
 }
 

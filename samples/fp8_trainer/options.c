@@ -33,6 +33,7 @@ static void usage(FILE *to) {
     "  --mode eager|graph|driver|stale  how steps run (default graph)\n"
     "  --steps N          training steps, warm-up included (default %u)\n"
     "  --warmup N         eager steps before capture (default %u)\n"
+    "  --lr-warmup N      learning-rate warm-up steps, 0: constant (default 0)\n"
     "  --print-every K    print the loss every K steps, 0: never (default %u)\n"
     "  --layers L         linear layers, >= 2 (default %u)\n"
     "  --hidden H         width, a multiple of 16 (default %u)\n"
@@ -119,12 +120,13 @@ static bool parse_dim(const char *name, const char *text, uint32_t hi,
 
 enum { OPT_WARMUP = 256, OPT_PRINT, OPT_LAYERS, OPT_HIDDEN, OPT_BATCH,
        OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP,
-       OPT_RANKS, OPT_RENDEZVOUS, OPT_SHARD, OPT_BUCKETS };
+       OPT_LR_WARMUP, OPT_RANKS, OPT_RENDEZVOUS, OPT_SHARD, OPT_BUCKETS };
 
 static const struct option long_options[] = {
   {"mode", required_argument, NULL, 'm'},
   {"steps", required_argument, NULL, 's'},
   {"warmup", required_argument, NULL, OPT_WARMUP},
+  {"lr-warmup", required_argument, NULL, OPT_LR_WARMUP},
   {"print-every", required_argument, NULL, OPT_PRINT},
   {"layers", required_argument, NULL, OPT_LAYERS},
   {"hidden", required_argument, NULL, OPT_HIDDEN},
@@ -147,6 +149,8 @@ static bool apply(int opt, const char *arg, tr_options *o) {
     case 'm': return parse_mode(arg, &o->mode);
     case 's': return parse_u32("steps", arg, 1, 10000000, &o->steps);
     case OPT_WARMUP: return parse_u32("warmup", arg, 0, 1000000, &o->warmup);
+    case OPT_LR_WARMUP:
+      return parse_u32("lr-warmup", arg, 0, 10000000, &o->lr_warmup);
     case OPT_PRINT:
       return parse_u32("print-every", arg, 0, UINT32_MAX, &o->print_every);
     case OPT_LAYERS: return parse_u32("layers", arg, 2, 1024, &o->layers);

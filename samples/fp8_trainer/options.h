@@ -16,6 +16,7 @@ typedef struct tr_options {
   tr_mode mode;
   uint32_t steps;       /* training steps, warm-up included */
   uint32_t warmup;      /* eager steps before capture (graph modes) */
+  uint32_t lr_warmup;   /* learning-rate warm-up steps; 0: constant */
   uint32_t print_every; /* loss line every k steps; 0: none */
   uint32_t layers, hidden, batch;
   uint64_t seed;

@@ -47,6 +47,14 @@ static bool negotiate(tr_plugin *p, sg_get_api_v1_fn get_api) {
             SG_ABI_MAJOR, SG_ABI_MINOR, args.error ? args.error : "?");
     return false;
   }
+  /* The learning rate reaches the step as a host static source (1.1). */
+  if (SG_ABI_VERSION_MINOR(args.plugin_abi_version) < 1) {
+    fprintf(stderr, "fp8_trainer: %s implements ABI %u.%u; the trainer "
+            "needs 1.1 (host static sources)\n", p->path,
+            SG_ABI_VERSION_MAJOR(args.plugin_abi_version),
+            SG_ABI_VERSION_MINOR(args.plugin_abi_version));
+    return false;
+  }
   p->api = args.api;
   return true;
 }

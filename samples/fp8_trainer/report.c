@@ -94,8 +94,8 @@ void tr_dump_losses(const char *path, const tr_run_result *r) {
 void tr_dump_weights(const char *path, const tr_trainer *t) {
   const size_t n = (size_t)t->m.d.layers * t->m.weight;
   float *host = TR_CALLOC(n, sizeof(float), "weights");
-  CK_CUDA(cudaMemcpy(host, t->m.master, n * sizeof(float),
-                     cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(
+      cudaMemcpy(host, t->m.master, n * sizeof(float), cudaMemcpyDeviceToHost));
   write_file(path, host, n * sizeof(float));
   free(host);
 }

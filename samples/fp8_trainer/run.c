@@ -23,21 +23,29 @@ typedef struct timeline {
 } timeline;
 
 static void mark(timeline *tl, tr_trainer *t, step_kind kind) {
-  CK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
+  SG_CHECK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
   tl->kind[tl->next++] = (uint8_t)kind;
 }
 
+/* The timeline's next slot is the step's index. An eager step copies its
+ * learning rate itself; replay and the driver copy it (host sources). */
 static void eager_step(timeline *tl, tr_trainer *t) {
+  const uint32_t step = tl->next;
   mark(tl, t, KIND_EAGER);
+  tr_schedule_copy(&t->schedule, step, t->m.lr, t->stream);
   tr_step_enqueue(t, t->stream);
 }
 
 static void replay_step(timeline *tl, tr_trainer *t, step_kind kind) {
+  const void *rate = tr_schedule_source(&t->schedule, tl->next);
   sg_replay_args a;
   memset(&a, 0, sizeof a);
   a.struct_size = sizeof a;
   a.key = TR_KEY;
   a.stream = t->stream;
+  a.static_sources = &rate;
+  a.static_source_count = 1;
+  a.flags = SG_REPLAY_HOST_SOURCES;
   mark(tl, t, kind);
   CK_SG(t->api, t->session, t->api->replay(t->session, &a));
 }
@@ -110,6 +118,7 @@ static void run_driver(tr_trainer *t, const tr_options *o, timeline *tl,
       [SG_STEP_WARMUP] = KIND_EAGER, [SG_STEP_CAPTURED] = KIND_FIRST_LAUNCH,
       [SG_STEP_REPLAYED] = KIND_REPLAY, [SG_STEP_EAGER] = KIND_EAGER};
   for (uint32_t i = 0; i < o->steps; i++) {
+    const void *rate = tr_schedule_source(&t->schedule, i);
     sg_step_args a;
     memset(&a, 0, sizeof a);
     a.struct_size = sizeof a;
@@ -117,6 +126,9 @@ static void run_driver(tr_trainer *t, const tr_options *o, timeline *tl,
     a.stream = t->stream;
     a.fn = driver_callback;
     a.user = t;
+    a.static_sources = &rate;
+    a.static_source_count = 1;
+    a.flags = SG_STEP_HOST_SOURCES;
     const uint32_t at = tl->next;
     mark(tl, t, KIND_EAGER);
     CK_SG(t->api, t->session, t->api->step(t->session, &a));
@@ -138,7 +150,7 @@ static void summarise(const timeline *tl, uint32_t steps, uint32_t skip_eager,
   uint32_t ne = 0, ng = 0;
   for (uint32_t i = 0; i < steps; i++) {
     float ms = 0.0f;
-    CK_CUDA(cudaEventElapsedTime(&ms, tl->ev[i], tl->ev[i + 1]));
+    SG_CHECK_CUDA(cudaEventElapsedTime(&ms, tl->ev[i], tl->ev[i + 1]));
     if (tl->kind[i] == KIND_EAGER && i >= skip_eager) {
       eager[ne++] = ms;
     } else if (tl->kind[i] == KIND_REPLAY) {
@@ -155,13 +167,13 @@ static void summarise(const timeline *tl, uint32_t steps, uint32_t skip_eager,
 
 static void finish(tr_trainer *t, timeline *tl, const tr_options *o,
                    tr_mode mode, tr_run_result *r) {
-  CK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+  SG_CHECK_CUDA(cudaEventRecord(tl->ev[tl->next], t->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(t->stream));
   summarise(tl, o->steps, mode == TR_MODE_EAGER ? o->warmup : TR_COLD_STEPS,
             r);
   r->losses = TR_CALLOC(o->steps, sizeof(float), "losses");
-  CK_CUDA(cudaMemcpy(r->losses, t->m.losses, o->steps * sizeof(float),
-                     cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(r->losses, t->m.losses, o->steps * sizeof(float),
+                           cudaMemcpyDeviceToHost));
   r->launches = t->launches;
   sg_graph_info gi;
   memset(&gi, 0, sizeof gi);
@@ -184,7 +196,7 @@ void tr_run(tr_trainer *t, tr_mode mode, const tr_options *o,
   timeline tl = {TR_CALLOC(o->steps + 1u, sizeof(cudaEvent_t), "step events"),
                  TR_CALLOC(o->steps, 1, "step kinds"), 0};
   for (uint32_t i = 0; i <= o->steps; i++) {
-    CK_CUDA(cudaEventCreate(&tl.ev[i]));
+    SG_CHECK_CUDA(cudaEventCreate(&tl.ev[i]));
   }
   if (mode == TR_MODE_EAGER) {
     for (uint32_t i = 0; i < o->steps; i++) {
@@ -197,7 +209,7 @@ void tr_run(tr_trainer *t, tr_mode mode, const tr_options *o,
   }
   finish(t, &tl, o, mode, r);
   for (uint32_t i = 0; i <= o->steps; i++) {
-    CK_CUDA(cudaEventDestroy(tl.ev[i]));
+    SG_CHECK_CUDA(cudaEventDestroy(tl.ev[i]));
   }
   free(tl.ev);
   free(tl.kind);
@@ -210,7 +222,7 @@ void tr_run_free(tr_run_result *r) {
 
 size_t tr_device_bytes_in_use(void) {
   size_t free_bytes = 0, total = 0;
-  CK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  SG_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
   return total - free_bytes;
 }
 

@@ -21,10 +21,10 @@ static tr_rng_stream reserve(tr_trainer *t, size_t n) {
 static void teacher(tr_trainer *t, cudaStream_t s) {
   tr_model *m = &t->m;
   const size_t hidden_act = (size_t)m->d.batch * TR_TEACHER_RANK;
-  CK_CUDA(tr_k_draw_inputs(reserve(t, m->act), m->x,
-                           tr_model_x_operand(m, 0), m->act, s));
+  SG_CHECK_CUDA(tr_k_draw_inputs(reserve(t, m->act), m->x,
+                                 tr_model_x_operand(m, 0), m->act, s));
   tr_gemm_run(&t->teacher_in, &t->blas, m->a1, m->x, m->u, s);
-  CK_CUDA(tr_k_tanh(m->u, hidden_act, s));
+  SG_CHECK_CUDA(tr_k_tanh(m->u, hidden_act, s));
   tr_gemm_run(&t->teacher_out, &t->blas, m->a2, m->u, m->target, s);
   t->launches += 4;
 }
@@ -37,9 +37,9 @@ static void forward(tr_trainer *t, cudaStream_t s) {
                 m->xq + (size_t)l * m->act, y, s);
     t->launches++;
     if (l + 1 < m->d.layers) {
-      CK_CUDA(tr_k_gelu_dropout(y, reserve(t, m->act), TR_DROPOUT,
-                                m->keep + (size_t)l * m->act,
-                                tr_model_x_operand(m, l + 1), m->act, s));
+      SG_CHECK_CUDA(tr_k_gelu_dropout(y, reserve(t, m->act), TR_DROPOUT,
+                                      m->keep + (size_t)l * m->act,
+                                      tr_model_x_operand(m, l + 1), m->act, s));
       t->launches++;
     }
   }
@@ -49,9 +49,9 @@ static void forward(tr_trainer *t, cudaStream_t s) {
 static void loss(tr_trainer *t, cudaStream_t s) {
   tr_model *m = &t->m;
   const uint32_t last = m->d.layers - 1;
-  CK_CUDA(tr_k_mse_loss(m->y + (size_t)last * m->act, m->target,
-                        tr_model_g_operand(m, last), m->scratch, m->losses,
-                        m->step, m->d.loss_capacity, m->act, s));
+  SG_CHECK_CUDA(tr_k_mse_loss(
+      m->y + (size_t)last * m->act, m->target, tr_model_g_operand(m, last),
+      m->scratch, m->losses, m->step, m->d.loss_capacity, m->act, s));
   t->launches++;
 }
 
@@ -61,9 +61,10 @@ static void backward_layer(tr_trainer *t, uint32_t l, cudaStream_t s) {
   tr_model *m = &t->m;
   tr_gemm_run(&t->dgrad[l], &t->blas, m->wt + (size_t)l * m->weight, m->gq,
               m->dx, s);
-  CK_CUDA(tr_k_gelu_dropout_backward(
-      m->dx, m->y + (size_t)(l - 1) * m->act, m->keep + (size_t)(l - 1) * m->act,
-      TR_DROPOUT, tr_model_g_operand(m, l - 1), m->act, s));
+  SG_CHECK_CUDA(
+      tr_k_gelu_dropout_backward(m->dx, m->y + (size_t)(l - 1) * m->act,
+                                 m->keep + (size_t)(l - 1) * m->act, TR_DROPOUT,
+                                 tr_model_g_operand(m, l - 1), m->act, s));
   t->launches += 2;
 }
 
@@ -81,12 +82,12 @@ static void optimizer(tr_trainer *t, cudaStream_t s) {
   if (t->cfg.dist != NULL && t->cfg.dist->shard) {
     tr_dist_sharded_optimizer(t, s, &adamw);
   } else {
-    CK_CUDA(tr_k_adamw(m->master, m->grad, m->adam_m, m->adam_v,
+    SG_CHECK_CUDA(tr_k_adamw(m->master, m->grad, m->adam_m, m->adam_v,
                        (size_t)m->d.layers * m->weight, m->step, m->lr,
                        adamw, s));
     tr_refresh(t, s, t->cfg.refresh_mode);
   }
-  CK_CUDA(tr_k_update_scales(m->meta, m->step, 1, s));
+  SG_CHECK_CUDA(tr_k_update_scales(m->meta, m->step, 1, s));
   CK_SG(t->api, t->session, t->api->rng_end_step(t->session, s));
   t->launches += 4;
 }

@@ -22,6 +22,14 @@ static void register_weights(tr_trainer *t) {
   free(descs);
 }
 
+/* The learning rate: static buffer 0, filled from the schedule's host
+ * slot by every replay and driver step. */
+static void register_rate(tr_trainer *t) {
+  const sg_static_buffer_desc d = {sizeof d, t->m.lr, sizeof(float)};
+  CK_SG(t->api, t->session,
+        t->api->register_static_buffers(t->session, &d, 1, NULL));
+}
+
 /* Prints a layer-indexed plan set: layer 0's choice, and any layer whose
  * choice differs from it. */
 static void print_layer_plans(const tr_gemm *plans, uint32_t layers) {
@@ -72,9 +80,9 @@ static void plan_gemms(tr_trainer *t) {
  * weights quantized as well as every later step's. */
 static void first_refresh(tr_trainer *t) {
   tr_refresh(t, t->stream, SG_REFRESH_CAST_TRANSPOSE);
-  CK_CUDA(tr_k_update_scales(t->m.meta, t->m.step, 0, t->stream));
+  SG_CHECK_CUDA(tr_k_update_scales(t->m.meta, t->m.step, 0, t->stream));
   tr_refresh(t, t->stream, SG_REFRESH_CAST_TRANSPOSE);
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(t->stream));
 }
 
 void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode) {
@@ -105,6 +113,7 @@ tr_config tr_config_for(const tr_options *o, tr_mode mode,
   c.dims.loss_capacity = o->steps;
   c.seed = o->seed;
   c.warmup = o->warmup;
+  c.lr_warmup = o->lr_warmup;
   c.refresh_mode = mode == TR_MODE_STALE ? SG_REFRESH_CAST
                                          : SG_REFRESH_CAST_TRANSPOSE;
   c.dist = dist;
@@ -120,16 +129,20 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   t->rng.struct_size = sizeof t->rng;
   CK_SG(t->api, t->session, t->api->rng_device_state(t->session, &t->rng));
   /* Non-blocking: the legacy stream must never join a capture. */
-  CK_CUDA(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
-  tr_model_create(&t->m, &cfg->dims, cfg->seed, TR_LEARNING_RATE);
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
+  /* Rate 0 until a step's copy brings the schedule's (schedule.h). */
+  tr_model_create(&t->m, &cfg->dims, cfg->seed, 0.0f);
+  tr_schedule_create(&t->schedule, cfg->dims.loss_capacity, cfg->lr_warmup,
+                     TR_LEARNING_RATE);
   register_weights(t);
+  register_rate(t);
   tr_blas_create(&t->blas, TR_WORKSPACE_BYTES);
   plan_gemms(t);
   first_refresh(t);
 }
 
 void tr_trainer_destroy(tr_trainer *t) {
-  CK_CUDA(cudaStreamSynchronize(t->stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(t->stream));
   t->api->session_destroy(t->session); /* its graphs bake our buffers in */
   tr_gemm_destroy(&t->teacher_out);
   tr_gemm_destroy(&t->teacher_in);
@@ -142,5 +155,6 @@ void tr_trainer_destroy(tr_trainer *t) {
   free(t->forward);
   tr_blas_destroy(&t->blas);
   tr_model_destroy(&t->m);
-  CK_CUDA(cudaStreamDestroy(t->stream));
+  tr_schedule_destroy(&t->schedule);
+  SG_CHECK_CUDA(cudaStreamDestroy(t->stream));
 }

@@ -12,11 +12,13 @@
 #include "model.h"
 #include "options.h"
 #include "plugin_host.h"
+#include "schedule.h"
 
 typedef struct tr_config {
   tr_dims dims;
   uint64_t seed;
   uint32_t warmup;       /* the step driver's eager steps */
+  uint32_t lr_warmup;    /* the learning-rate schedule's warm-up */
   uint32_t refresh_mode; /* SG_REFRESH_CAST_TRANSPOSE, or CAST for stale */
   const tr_dist *dist;   /* this rank's, or NULL for a single process */
 } tr_config;
@@ -32,6 +34,7 @@ typedef struct tr_trainer {
   tr_gemm wgrad, teacher_in, teacher_out;
   cudaStream_t stream;
   uint32_t launches; /* kernel launches of the last enqueued step */
+  tr_schedule schedule; /* the learning rate, a host static source */
 } tr_trainer;
 
 /* The configuration of a run of `mode` with the options' shapes and seed

@@ -19,6 +19,7 @@ extern sg_get_api_v1_fn get_api;
 
 sg_session_config validation_config(void);
 sg_session *open_validation(void); /* asserts success */
+sg_session *open_config(const sg_session_config *cfg); /* likewise */
 
 /* Asserts `got == want` and, for failures, that the detail message (the
  * session's, or the thread's when s is NULL) contains `needle`. */
@@ -33,12 +34,18 @@ sg_fp8_param_desc fp8_desc(uint32_t k, uint64_t rows, uint64_t cols);
 
 Suite *exports_suite(void);
 Suite *negotiation_suite(void);
+Suite *layout_suite(void);
 Suite *struct_size_suite(void);
 Suite *arguments_suite(void);
 Suite *states_suite(void);
 Suite *session_suite(void);
 Suite *fp8_registry_suite(void);
 Suite *environment_suite(void);
+Suite *streams_suite(void);
+Suite *static_sources_suite(void);
+Suite *step_plan_suite(void);
+Suite *rng_validation_suite(void);
+Suite *hardening_suite(void);
 Suite *nccl_config_suite(void);
 
 #endif

@@ -1,11 +1,9 @@
 /* The ABI conformance suite: the contract of libstepgraph.so.1 as a host
  * sees it through dlopen. Needs no GPU: everything that would touch one goes
  * through validation-only sessions. One test case per promise. */
-#include <stdio.h>
-#include <stdlib.h>
-
 #include "conformance.h"
 #include "sg_load.h"
+#include "sg_run_suite.h"
 
 const sg_api *api;
 sg_get_api_v1_fn get_api;
@@ -18,13 +16,17 @@ sg_session_config validation_config(void) {
   return cfg;
 }
 
-sg_session *open_validation(void) {
-  sg_session_config cfg = validation_config();
+sg_session *open_config(const sg_session_config *cfg) {
   sg_session *s = NULL;
-  sg_status st = api->session_create(&cfg, &s);
+  sg_status st = api->session_create(cfg, &s);
   ck_assert_msg(st == SG_OK, "validation-only session_create: %d", (int)st);
   ck_assert_ptr_nonnull(s);
   return s;
+}
+
+sg_session *open_validation(void) {
+  sg_session_config cfg = validation_config();
+  return open_config(&cfg);
 }
 
 void expect_status_at(sg_session *s, sg_status got, sg_status want,
@@ -67,17 +69,13 @@ int main(void) {
   sg_loaded l = sg_test_load();
   api = l.api;
   get_api = l.get_api;
-  SRunner *sr = srunner_create(exports_suite());
-  srunner_add_suite(sr, negotiation_suite());
-  srunner_add_suite(sr, struct_size_suite());
-  srunner_add_suite(sr, arguments_suite());
-  srunner_add_suite(sr, states_suite());
-  srunner_add_suite(sr, session_suite());
-  srunner_add_suite(sr, fp8_registry_suite());
-  srunner_add_suite(sr, environment_suite());
-  srunner_add_suite(sr, nccl_config_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  Suite *const suites[] = {exports_suite(),     negotiation_suite(),
+                           layout_suite(),      struct_size_suite(),
+                           arguments_suite(),   states_suite(),
+                           session_suite(),     fp8_registry_suite(),
+                           environment_suite(), streams_suite(),
+                           static_sources_suite(), step_plan_suite(),
+                           rng_validation_suite(), hardening_suite(),
+                           nccl_config_suite()};
+  return sg_run_suites(suites, sizeof suites / sizeof *suites, CK_FORK_GETENV);
 }

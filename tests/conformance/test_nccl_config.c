@@ -6,7 +6,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "abi_layout.h" /* the frozen 1.0 sizes */
 #include "conformance.h"
 #include "fake_nccl.h"
 #include "sg_log_capture.h"
@@ -82,6 +81,19 @@ START_TEST(v1_0_config_with_a_comm_gets_the_defaults) {
 }
 END_TEST
 
+/* A field that struct_size covers only in part is not read. */
+START_TEST(fields_cut_by_struct_size_are_not_read) {
+  heard h = {{0}};
+  sg_session_config cfg = comm_config(&h);
+  cfg.nccl_timeout_ms = 1234;
+  cfg.nccl_on_timeout = 7; /* refused if it were read */
+  cfg.struct_size = SG_V1_1_SIZE_sg_session_config - 2;
+  CREATE_EXPECT(&cfg, SG_OK, NULL);
+  ck_assert_msg(strstr(h.text, "timeout 1234 ms; on timeout: return") != NULL,
+                "%s", h.text);
+}
+END_TEST
+
 START_TEST(unknown_timeout_action_is_named) {
   heard h = {{0}};
   sg_session_config cfg = comm_config(&h);
@@ -97,11 +109,16 @@ START_TEST(table_struct_size_rules) {
   sg_session_config cfg = comm_config(&h);
   table.struct_size = 8;
   CREATE_EXPECT(&cfg, SG_ERR_STRUCT_SIZE,
-                "config->nccl->struct_size is 8, smaller than ABI 1.0's 32");
+                "config->nccl->struct_size is 8, smaller than the 32 of its "
+                "first ABI version");
   table.struct_size = SG_V1_0_SIZE_sg_nccl_functions;
   CREATE_EXPECT(&cfg, SG_ERR_INVALID_ARGUMENT,
                 "config->nccl->get_version is NULL or beyond its struct_size "
                 "32: it must be ncclGetVersion");
+  table.struct_size = SG_V1_0_SIZE_sg_nccl_functions + 4; /* cuts a pointer */
+  CREATE_EXPECT(&cfg, SG_ERR_INVALID_ARGUMENT,
+                "config->nccl->get_version is NULL or beyond its struct_size "
+                "36");
   /* A newer host's larger table: accepted, its tail not read. */
   struct {
     sg_nccl_functions t;
@@ -267,6 +284,7 @@ Suite *nccl_config_suite(void) {
   tcase_add_test(t, config_fields_are_used);
   tcase_add_test(t, v1_0_config_with_a_comm_gets_the_defaults);
   tcase_add_test(t, unknown_timeout_action_is_named);
+  tcase_add_test(t, fields_cut_by_struct_size_are_not_read);
   tcase_add_test(t, table_struct_size_rules);
   tcase_add_loop_test(t, every_table_field_is_required, 0,
                       sizeof required / sizeof required[0]);

@@ -60,18 +60,31 @@ START_TEST(every_table_entry_is_non_null) {
 END_TEST
 
 START_TEST(null_args_are_refused) {
-  ck_assert_int_eq(get_api(NULL), SG_ERR_INVALID_ARGUMENT);
-  EXPECT(NULL, SG_ERR_INVALID_ARGUMENT, SG_ERR_INVALID_ARGUMENT,
-         "args is NULL");
+  EXPECT(NULL, get_api(NULL), SG_ERR_INVALID_ARGUMENT,
+         "sg_get_api_v1: args is NULL");
 }
 END_TEST
 
+/* Too small to hold the error field: nothing is written, the reason is the
+ * thread's message. */
 START_TEST(args_smaller_than_v1_0_are_refused_untouched) {
+  const sg_api *const sentinel_api = (const sg_api *)(uintptr_t)0x5151;
+  const char *const sentinel_version = "untouched";
   sg_get_api_args a = args_for(SG_ABI_MAJOR, SG_ABI_MINOR);
   a.struct_size = offsetof(sg_get_api_args, error);
-  ck_assert_int_eq(get_api(&a), SG_ERR_STRUCT_SIZE);
-  ck_assert_ptr_null(a.api);
-  EXPECT(NULL, SG_ERR_STRUCT_SIZE, SG_ERR_STRUCT_SIZE, "struct_size");
+  a.plugin_abi_version = 0xdeadbeef;
+  a.api = sentinel_api;
+  a.library_version = sentinel_version;
+  char why[128];
+  snprintf(why, sizeof why,
+           "sg_get_api_v1: args->struct_size is %zu, smaller than ABI 1.0's "
+           "%zu",
+           a.struct_size, (size_t)SG_V1_0_SIZE_sg_get_api_args);
+  EXPECT(NULL, get_api(&a), SG_ERR_STRUCT_SIZE, why);
+  ck_assert_uint_eq(a.struct_size, offsetof(sg_get_api_args, error));
+  ck_assert_uint_eq(a.plugin_abi_version, 0xdeadbeef);
+  ck_assert_ptr_eq(a.api, sentinel_api);
+  ck_assert_ptr_eq(a.library_version, sentinel_version);
 }
 END_TEST
 

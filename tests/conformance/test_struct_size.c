@@ -1,10 +1,11 @@
 /* struct_size rules, for every argument struct: smaller than ABI 1.0 is
- * refused, exactly 1.0 is accepted (the fields appended since are not
- * read), larger than this header's (a newer host's, with trailing fields)
- * is accepted and its trailing bytes are neither read nor written. */
+ * refused, exactly 1.0 is accepted (the fields appended since, set to
+ * nonsense, are not read), larger (a newer host's, with trailing
+ * fields) is accepted and its trailing bytes are not written. The 1.0 sizes
+ * are the public header's SG_V1_0_SIZE_<type>, which test_layout.c pins to
+ * ABI 1.0's numbers. */
 #include <stdint.h>
 
-#include "abi_layout.h" /* the frozen 1.0 sizes */
 #include "conformance.h"
 
 #define TRAIL 64
@@ -13,7 +14,7 @@
 typedef struct size_case {
   const char *name;
   size_t v1_size;
-  size_t size; /* sizeof the struct as this header declares it */
+  size_t size; /* sizeof in this header: a newer host's fields start here */
   void (*fill)(void *buf);
   sg_status (*call)(sg_session *s, void *buf);
   sg_status accepted; /* what the call returns once the size is accepted */
@@ -79,10 +80,19 @@ static sg_status step_fn(void *user, sg_stream stream,
   return SG_OK;
 }
 static void fill_step(void *b) {
-  sg_step_args a = {sizeof a, 7, FAKE_STREAM, step_fn, NULL, 0, 0};
+  sg_step_args a = {.struct_size = sizeof a, .key = 7, .stream = FAKE_STREAM,
+                    .fn = step_fn};
   memcpy(b, &a, sizeof a);
 }
 static sg_status call_step(sg_session *s, void *b) { return api->step(s, b); }
+
+static void fill_step_plan(void *b) {
+  sg_step_plan p = {.struct_size = sizeof p, .key = 7};
+  memcpy(b, &p, sizeof p);
+}
+static sg_status call_step_plan(sg_session *s, void *b) {
+  return api->step_plan(s, b);
+}
 
 static void fill_rng_state(void *b) {
   sg_rng_state r = {sizeof r, 1, 2};
@@ -123,8 +133,9 @@ static sg_status call_graph_info(sg_session *s, void *b) {
   return api->graph_info(s, 7, b);
 }
 
-/* A struct's 1.0 size and its size in this header. */
+/* A case's first version's size and its size in this header. */
 #define SIZES(type) SG_V1_0_SIZE_##type, sizeof(type)
+#define SIZES_SINCE(ver, type) SG_V##ver##_SIZE_##type, sizeof(type)
 
 static const size_case cases[] = {
     {"sg_session_config", SIZES(sg_session_config), fill_config,
@@ -141,12 +152,14 @@ static const size_case cases[] = {
      call_refresh, SG_ERR_NO_DEVICE},
     {"sg_step_args", SIZES(sg_step_args), fill_step, call_step,
      SG_ERR_NO_DEVICE},
+    {"sg_step_plan", SIZES_SINCE(1_1, sg_step_plan), fill_step_plan, call_step_plan,
+     SG_OK},
     {"sg_rng_state (in)", SIZES(sg_rng_state), fill_rng_state,
-     call_rng_set, SG_ERR_NO_DEVICE},
+     call_rng_set, SG_OK},
     {"sg_rng_state (out)", SIZES(sg_rng_state), fill_rng_state,
-     call_rng_get, SG_ERR_NO_DEVICE},
+     call_rng_get, SG_OK},
     {"sg_rng_device_state", SIZES(sg_rng_device_state), fill_rng_device,
-     call_rng_device, SG_ERR_NO_DEVICE},
+     call_rng_device, SG_OK},
     {"sg_stats", SIZES(sg_stats), fill_stats, call_stats, SG_OK},
     {"sg_graph_info", SIZES(sg_graph_info), fill_graph_info,
      call_graph_info, SG_ERR_NOT_FOUND},
@@ -154,13 +167,12 @@ static const size_case cases[] = {
 #define CASES (int)(sizeof cases / sizeof *cases)
 
 /* Runs case c with struct_size set to `size` in a buffer whose bytes past
- * min(size, the header's struct) are TRAIL_BYTE (a plugin reading them
- * would see nonsense, not zeros); returns the status. */
+ * the struct are TRAIL_BYTE; returns the status. */
 static sg_status run_case(const size_case *c, size_t size,
                           unsigned char *buf) {
   memset(buf, TRAIL_BYTE, c->size + TRAIL);
   c->fill(buf);
-  if (size < c->size) {
+  if (size < c->size) { /* fields past struct_size: nonsense, never read */
     memset(buf + size, TRAIL_BYTE, c->size - size);
   }
   memcpy(buf, &size, sizeof size);
@@ -193,8 +205,8 @@ START_TEST(larger_is_accepted_and_its_tail_untouched) {
   ck_assert_msg(st == c->accepted, "%s: status %d, expected %d", c->name,
                 (int)st, (int)c->accepted);
   for (size_t k = c->size; k < c->size + TRAIL; k++) {
-    ck_assert_msg(buffer[k] == TRAIL_BYTE, "%s: byte %zu past its end written",
-                  c->name, k);
+    ck_assert_msg(buffer[k] == TRAIL_BYTE, "%s: byte %zu past the struct "
+                  "written", c->name, k);
   }
 }
 END_TEST

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpu_kernels.h"
+#include "sg_cuda_check.h"
 #include "sg_gpu_test.h"
 #include "sg_load.h"
 #include "sg_run_suite.h"
@@ -46,7 +47,7 @@ static inline sg_session *gt_session(const sg_session_config *cfg) {
  * cudaStreamCreate makes them), or a non-blocking one. */
 static inline cudaStream_t gt_stream(int non_blocking) {
   cudaStream_t st;
-  SG_TEST_CUDA(cudaStreamCreateWithFlags(
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(
       &st, non_blocking ? cudaStreamNonBlocking : cudaStreamDefault));
   return st;
 }
@@ -82,22 +83,22 @@ static inline sg_stats gt_stats(sg_session *s) {
 /* The thread's capture mode, read by exchanging it with itself. */
 static inline enum cudaStreamCaptureMode gt_capture_mode(void) {
   enum cudaStreamCaptureMode m = cudaStreamCaptureModeRelaxed;
-  SG_TEST_CUDA(cudaThreadExchangeStreamCaptureMode(&m));
+  SG_CHECK_CUDA(cudaThreadExchangeStreamCaptureMode(&m));
   enum cudaStreamCaptureMode back = m;
-  SG_TEST_CUDA(cudaThreadExchangeStreamCaptureMode(&back));
+  SG_CHECK_CUDA(cudaThreadExchangeStreamCaptureMode(&back));
   return m;
 }
 
 static inline int gt_read_int(const int *dev, cudaStream_t st) {
   int v = 0;
-  SG_TEST_CUDA(cudaStreamSynchronize(st));
-  SG_TEST_CUDA(cudaMemcpy(&v, dev, sizeof v, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaStreamSynchronize(st));
+  SG_CHECK_CUDA(cudaMemcpy(&v, dev, sizeof v, cudaMemcpyDeviceToHost));
   return v;
 }
 
 static inline size_t gt_free_memory(void) {
   size_t free_bytes = 0, total = 0;
-  SG_TEST_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  SG_CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
   return free_bytes;
 }
 
@@ -106,7 +107,7 @@ static inline size_t gt_free_memory(void) {
 static inline int gt_main(const char *name, Suite *(*make)(void)) {
   sg_test_require_gpu(name);
   gt_api = sg_test_load().api;
-  SG_TEST_CUDA(tk_preload());
+  SG_CHECK_CUDA(tk_preload());
   return sg_run_suite(make(), CK_NOFORK);
 }
 

@@ -30,9 +30,9 @@ static void bad_host_read(env *e) {
 }
 
 static void bad_unjoined(env *e) {
-  SG_TEST_CUDA(cudaEventRecord(e->fork, e->stream));
-  SG_TEST_CUDA(cudaStreamWaitEvent(e->side, e->fork, 0));
-  SG_TEST_CUDA(tk_add_int(e->dev, 100, e->side));
+  SG_CHECK_CUDA(cudaEventRecord(e->fork, e->stream));
+  SG_CHECK_CUDA(cudaStreamWaitEvent(e->side, e->fork, 0));
+  SG_CHECK_CUDA(tk_add_int(e->dev, 100, e->side));
 }
 
 static void bad_query(env *e) { (void)cudaStreamQuery(e->stream); }
@@ -79,7 +79,7 @@ static const fail_case cases[] = {
 
 static void expect_usable(cudaStream_t st) {
   enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusActive;
-  SG_TEST_CUDA(cudaStreamIsCapturing(st, &cs));
+  SG_CHECK_CUDA(cudaStreamIsCapturing(st, &cs));
   ck_assert_int_eq(cs, cudaStreamCaptureStatusNone);
 }
 
@@ -89,16 +89,16 @@ START_TEST(each_capture_failure_is_reported_and_recovered_from) {
   sg_session_config cfg = gt_config();
   sg_session *s = gt_session(&cfg);
   env e = {gt_stream(fc->non_blocking), gt_stream(1), NULL, NULL, NULL};
-  SG_TEST_CUDA(cudaEventCreateWithFlags(&e.fork, cudaEventDisableTiming));
-  SG_TEST_CUDA(cudaMalloc((void **)&e.dev, sizeof(int)));
-  SG_TEST_CUDA(tk_set_int(e.dev, 0, e.stream));
-  SG_TEST_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaEventCreateWithFlags(&e.fork, cudaEventDisableTiming));
+  SG_CHECK_CUDA(cudaMalloc((void **)&e.dev, sizeof(int)));
+  SG_CHECK_CUDA(tk_set_int(e.dev, 0, e.stream));
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
   GT_OK(s, gt_api->pre_capture(s, (sg_stream)e.stream));
   const size_t free_before = gt_free_memory();
 
   sg_capture_args ca = gt_capture_args(key, e.stream, fc->mode);
   GT_OK(s, gt_api->capture_begin(s, &ca));
-  SG_TEST_CUDA(tk_add_int(e.dev, 5, e.stream));
+  SG_CHECK_CUDA(tk_add_int(e.dev, 5, e.stream));
   uint64_t off = 99;
   GT_OK(s, gt_api->rng_reserve(s, 4, &off));
   ck_assert_uint_eq(off, 0);
@@ -118,13 +118,13 @@ START_TEST(each_capture_failure_is_reported_and_recovered_from) {
   expect_usable(e.stream);
   expect_usable(e.side);
   if (e.leaked != NULL) {
-    SG_TEST_CUDA(cudaFree(e.leaked));
+    SG_CHECK_CUDA(cudaFree(e.leaked));
   }
-  SG_TEST_CUDA(tk_add_int(e.dev, 1, e.stream));
-  SG_TEST_CUDA(tk_add_int(e.dev, 10, e.side));
-  SG_TEST_CUDA(cudaStreamSynchronize(e.side));
+  SG_CHECK_CUDA(tk_add_int(e.dev, 1, e.stream));
+  SG_CHECK_CUDA(tk_add_int(e.dev, 10, e.side));
+  SG_CHECK_CUDA(cudaStreamSynchronize(e.side));
   ck_assert_int_eq(gt_read_int(e.dev, e.stream), 11);
-  SG_TEST_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
   ck_assert_uint_eq(gt_free_memory(), free_before);
   GT_OK(s, gt_api->rng_reserve(s, 4, &off));
   ck_assert_uint_eq(off, 0); /* the failed step's reservation is undone */
@@ -154,7 +154,7 @@ START_TEST(each_capture_failure_is_reported_and_recovered_from) {
   GT_EXPECT(s, gt_api->replay(s, &ra), SG_ERR_INVALID_STATE);
   ca.capture_mode = SG_CAPTURE_THREAD_LOCAL;
   GT_OK(s, gt_api->capture_begin(s, &ca));
-  SG_TEST_CUDA(tk_add_int(e.dev, 2, e.stream));
+  SG_CHECK_CUDA(tk_add_int(e.dev, 2, e.stream));
   GT_OK(s, gt_api->capture_end(s, &ca));
   GT_OK(s, gt_api->replay(s, &ra));
   ck_assert_int_eq(gt_read_int(e.dev, e.stream), 13);
@@ -163,10 +163,10 @@ START_TEST(each_capture_failure_is_reported_and_recovered_from) {
   ck_assert_uint_eq(st.invalidations, 1);
 
   gt_api->session_destroy(s);
-  SG_TEST_CUDA(cudaFree(e.dev));
-  SG_TEST_CUDA(cudaEventDestroy(e.fork));
-  SG_TEST_CUDA(cudaStreamDestroy(e.stream));
-  SG_TEST_CUDA(cudaStreamDestroy(e.side));
+  SG_CHECK_CUDA(cudaFree(e.dev));
+  SG_CHECK_CUDA(cudaEventDestroy(e.fork));
+  SG_CHECK_CUDA(cudaStreamDestroy(e.stream));
+  SG_CHECK_CUDA(cudaStreamDestroy(e.side));
 }
 END_TEST
 
@@ -221,16 +221,16 @@ static sg_session *driven_open(driven *d, cudaStream_t *st, uint32_t warmup) {
   sg_session_config cfg = gt_config();
   cfg.warmup_steps = warmup;
   *st = gt_stream(1);
-  SG_TEST_CUDA(cudaMalloc((void **)&d->dev, sizeof(int)));
-  SG_TEST_CUDA(tk_set_int(d->dev, 0, *st));
+  SG_CHECK_CUDA(cudaMalloc((void **)&d->dev, sizeof(int)));
+  SG_CHECK_CUDA(tk_set_int(d->dev, 0, *st));
   return gt_session(&cfg);
 }
 
 static void driven_close(sg_session *s, driven *d, cudaStream_t st) {
   expect_usable(st);
   gt_api->session_destroy(s);
-  SG_TEST_CUDA(cudaFree(d->dev));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaFree(d->dev));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 
 START_TEST(driver_falls_back_to_eager_after_a_failed_capture) {
@@ -272,37 +272,37 @@ START_TEST(a_joined_fork_is_captured) {
   sg_session *s = gt_session(&cfg);
   cudaStream_t st = gt_stream(1), side = gt_stream(1);
   cudaEvent_t fork, join;
-  SG_TEST_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-  SG_TEST_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  SG_CHECK_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  SG_CHECK_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
   int *dev = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&dev, 2 * sizeof(int)));
-  SG_TEST_CUDA(tk_set_int(dev, 0, st));
-  SG_TEST_CUDA(tk_set_int(dev + 1, 0, st));
+  SG_CHECK_CUDA(cudaMalloc((void **)&dev, 2 * sizeof(int)));
+  SG_CHECK_CUDA(tk_set_int(dev, 0, st));
+  SG_CHECK_CUDA(tk_set_int(dev + 1, 0, st));
   GT_OK(s, gt_api->pre_capture(s, (sg_stream)st));
   sg_capture_args ca = gt_capture_args(3, st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(s, gt_api->capture_begin(s, &ca));
-  SG_TEST_CUDA(cudaEventRecord(fork, st));
-  SG_TEST_CUDA(cudaStreamWaitEvent(side, fork, 0));
-  SG_TEST_CUDA(tk_add_int(dev, 1, st));
-  SG_TEST_CUDA(tk_add_int(dev + 1, 2, side));
-  SG_TEST_CUDA(cudaEventRecord(join, side));
-  SG_TEST_CUDA(cudaStreamWaitEvent(st, join, 0));
+  SG_CHECK_CUDA(cudaEventRecord(fork, st));
+  SG_CHECK_CUDA(cudaStreamWaitEvent(side, fork, 0));
+  SG_CHECK_CUDA(tk_add_int(dev, 1, st));
+  SG_CHECK_CUDA(tk_add_int(dev + 1, 2, side));
+  SG_CHECK_CUDA(cudaEventRecord(join, side));
+  SG_CHECK_CUDA(cudaStreamWaitEvent(st, join, 0));
   GT_OK(s, gt_api->capture_end(s, &ca));
   sg_replay_args ra = gt_replay_args(3, st);
   for (int i = 0; i < 5; i++) {
     GT_OK(s, gt_api->replay(s, &ra));
   }
   int host[2];
-  SG_TEST_CUDA(cudaStreamSynchronize(st));
-  SG_TEST_CUDA(cudaMemcpy(host, dev, sizeof host, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaStreamSynchronize(st));
+  SG_CHECK_CUDA(cudaMemcpy(host, dev, sizeof host, cudaMemcpyDeviceToHost));
   ck_assert_int_eq(host[0], 5);
   ck_assert_int_eq(host[1], 10);
   gt_api->session_destroy(s);
-  SG_TEST_CUDA(cudaFree(dev));
-  SG_TEST_CUDA(cudaEventDestroy(fork));
-  SG_TEST_CUDA(cudaEventDestroy(join));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
-  SG_TEST_CUDA(cudaStreamDestroy(side));
+  SG_CHECK_CUDA(cudaFree(dev));
+  SG_CHECK_CUDA(cudaEventDestroy(fork));
+  SG_CHECK_CUDA(cudaEventDestroy(join));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaStreamDestroy(side));
 }
 END_TEST
 

@@ -112,38 +112,38 @@ static void open_run(run *r, const sg_session_config *cfg) {
   r->base_offset = rng.base_offset;
   float **bufs[] = {&r->v, &r->w, &r->c, &r->u1, &r->u2};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
-    SG_TEST_CUDA(cudaMalloc((void **)bufs[i], N * sizeof(float)));
+    SG_CHECK_CUDA(cudaMalloc((void **)bufs[i], N * sizeof(float)));
   }
-  SG_TEST_CUDA(cudaMalloc((void **)&r->partials, TK_PARTIALS * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&r->norm, sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&r->hist_norm, STEPS * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&r->hist_u, 4 * STEPS * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&r->counter, sizeof(uint32_t)));
-  SG_TEST_CUDA(cudaMalloc(&r->workspace, WORKSPACE_BYTES));
+  SG_CHECK_CUDA(cudaMalloc((void **)&r->partials, TK_PARTIALS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&r->norm, sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&r->hist_norm, STEPS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&r->hist_u, 4 * STEPS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&r->counter, sizeof(uint32_t)));
+  SG_CHECK_CUDA(cudaMalloc(&r->workspace, WORKSPACE_BYTES));
   static float host[N];
   fill_start(host, N, 1);
-  SG_TEST_CUDA(cudaMemcpy(r->v, host, sizeof host, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemcpy(r->v, host, sizeof host, cudaMemcpyHostToDevice));
   fill_start(host, N, 2);
   for (uint32_t i = 0; i < N; i++) {
     host[i] *= 2.0f / DIM;
   }
-  SG_TEST_CUDA(cudaMemcpy(r->w, host, sizeof host, cudaMemcpyHostToDevice));
-  SG_TEST_CUDA(cudaMemset(r->counter, 0, sizeof(uint32_t)));
-  SG_TEST_CUDA(cudaMemset(r->hist_norm, 0xff, STEPS * sizeof(float)));
-  SG_TEST_CUDA(cudaMemset(r->hist_u, 0xff, 4 * STEPS * sizeof(float)));
-  SG_TEST_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaMemcpy(r->w, host, sizeof host, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemset(r->counter, 0, sizeof(uint32_t)));
+  SG_CHECK_CUDA(cudaMemset(r->hist_norm, 0xff, STEPS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMemset(r->hist_u, 0xff, 4 * STEPS * sizeof(float)));
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
 static void close_run(run *r, results *out) {
-  SG_TEST_CUDA(cudaStreamSynchronize(r->stream));
-  SG_TEST_CUDA(cudaMemcpy(out->hist_norm, r->hist_norm, sizeof out->hist_norm,
-                          cudaMemcpyDeviceToHost));
-  SG_TEST_CUDA(cudaMemcpy(out->hist_u, r->hist_u, sizeof out->hist_u,
-                          cudaMemcpyDeviceToHost));
-  SG_TEST_CUDA(cudaMemcpy(out->v, r->v, sizeof out->v,
-                          cudaMemcpyDeviceToHost));
-  SG_TEST_CUDA(cudaMemcpy(&out->counter, r->counter, sizeof out->counter,
-                          cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaStreamSynchronize(r->stream));
+  SG_CHECK_CUDA(cudaMemcpy(out->hist_norm, r->hist_norm, sizeof out->hist_norm,
+                           cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(out->hist_u, r->hist_u, sizeof out->hist_u,
+                           cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(
+      cudaMemcpy(out->v, r->v, sizeof out->v, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(&out->counter, r->counter, sizeof out->counter,
+                           cudaMemcpyDeviceToHost));
   sg_rng_state st = {sizeof st, 0, 0};
   GT_OK(r->s, gt_api->rng_get_state(r->s, (sg_stream)r->stream, &st));
   out->rng_offset = st.offset;
@@ -153,21 +153,20 @@ static void close_run(run *r, results *out) {
                    r->u2,       r->partials,  r->norm,   r->hist_norm,
                    r->hist_u};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
-    SG_TEST_CUDA(cudaFree(bufs[i]));
+    SG_CHECK_CUDA(cudaFree(bufs[i]));
   }
-  SG_TEST_CUDA(cudaFree(r->counter));
-  SG_TEST_CUDA(cudaFree(r->workspace));
-  SG_TEST_CUDA(cudaStreamDestroy(r->stream));
+  SG_CHECK_CUDA(cudaFree(r->counter));
+  SG_CHECK_CUDA(cudaFree(r->workspace));
+  SG_CHECK_CUDA(cudaStreamDestroy(r->stream));
 }
 
-#define STEP_TRY(call)                                                    \
-  do {                                                                    \
-    cudaError_t step_err_ = (call);                                       \
-    if (step_err_ != cudaSuccess) {                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
-              cudaGetErrorName(step_err_));                               \
-      return SG_ERR_CUDA;                                                 \
-    }                                                                     \
+/* Inside the step callback a failed CUDA call ends the step with
+ * SG_ERR_CUDA (the driver returns it) instead of exiting. */
+#define STEP_TRY(call)                                            \
+  do {                                                            \
+    if (sg_cuda_failed((call), #call, __FILE__, __LINE__)) {      \
+      return SG_ERR_CUDA;                                         \
+    }                                                             \
   } while (0)
 #define STEP_OK(call)                  \
   do {                                 \
@@ -272,7 +271,7 @@ START_TEST(replay_matches_eager_bit_for_bit) {
   open_run(&r, &cfg);
   eager_steps(&r, WARMUP);
   int device_before = -1, device_after = -2;
-  SG_TEST_CUDA(cudaGetDevice(&device_before));
+  SG_CHECK_CUDA(cudaGetDevice(&device_before));
   enum cudaStreamCaptureMode mode_before = gt_capture_mode();
   sg_capture_args ca = gt_capture_args(KEY, r.stream, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(r.s, gt_api->pre_capture(r.s, (sg_stream)r.stream));
@@ -281,13 +280,13 @@ START_TEST(replay_matches_eager_bit_for_bit) {
   ck_assert_int_eq(enqueue_step(&r, r.stream), SG_OK);
   GT_OK(r.s, gt_api->capture_end(r.s, &ca));
   ck_assert_int_eq(gt_capture_mode(), mode_before);
-  SG_TEST_CUDA(cudaGetDevice(&device_after));
+  SG_CHECK_CUDA(cudaGetDevice(&device_after));
   ck_assert_int_eq(device_before, device_after);
 
   /* Capture records without running: still WARMUP steps done. */
   uint32_t counter = 0;
-  SG_TEST_CUDA(cudaStreamSynchronize(r.stream));
-  SG_TEST_CUDA(cudaMemcpy(&counter, r.counter, 4, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaStreamSynchronize(r.stream));
+  SG_CHECK_CUDA(cudaMemcpy(&counter, r.counter, 4, cudaMemcpyDeviceToHost));
   ck_assert_uint_eq(counter, WARMUP);
 
   sg_replay_args ra = gt_replay_args(KEY, r.stream);

@@ -21,17 +21,17 @@ typedef struct fixture {
 
 static fixture open_fixture(const sg_session_config *cfg) {
   fixture f = {gt_session(cfg), gt_stream(1), NULL};
-  SG_TEST_CUDA(cudaMalloc((void **)&f.dev, 4 * sizeof(int)));
-  SG_TEST_CUDA(cudaMemsetAsync(f.dev, 0, 4 * sizeof(int), f.st));
+  SG_CHECK_CUDA(cudaMalloc((void **)&f.dev, 4 * sizeof(int)));
+  SG_CHECK_CUDA(cudaMemsetAsync(f.dev, 0, 4 * sizeof(int), f.st));
   GT_OK(f.s, gt_api->pre_capture(f.s, (sg_stream)f.st));
   return f;
 }
 
 static void close_fixture(fixture *f) {
-  SG_TEST_CUDA(cudaStreamSynchronize(f->st));
+  SG_CHECK_CUDA(cudaStreamSynchronize(f->st));
   gt_api->session_destroy(f->s);
-  SG_TEST_CUDA(cudaFree(f->dev));
-  SG_TEST_CUDA(cudaStreamDestroy(f->st));
+  SG_CHECK_CUDA(cudaFree(f->dev));
+  SG_CHECK_CUDA(cudaStreamDestroy(f->st));
 }
 
 /* Captures `key` as: out = first; then out += add[i] for i < adds. */
@@ -39,9 +39,9 @@ static void capture_ints(fixture *f, uint64_t key, int *out, int first,
                          const int *add, int adds) {
   sg_capture_args ca = gt_capture_args(key, f->st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(f->s, gt_api->capture_begin(f->s, &ca));
-  SG_TEST_CUDA(tk_set_int(out, first, f->st));
+  SG_CHECK_CUDA(tk_set_int(out, first, f->st));
   for (int i = 0; i < adds; i++) {
-    SG_TEST_CUDA(tk_add_int(out, add[i], f->st));
+    SG_CHECK_CUDA(tk_add_int(out, add[i], f->st));
   }
   GT_OK(f->s, gt_api->capture_end(f->s, &ca));
 }
@@ -97,26 +97,26 @@ START_TEST(recapture_updates_in_place_or_reinstantiates) {
    * plugin instantiates instead. */
   cudaStream_t side = gt_stream(1);
   cudaEvent_t fork, join;
-  SG_TEST_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-  SG_TEST_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  SG_CHECK_CUDA(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  SG_CHECK_CUDA(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
   sg_capture_args ca = gt_capture_args(1, f.st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(f.s, gt_api->capture_begin(f.s, &ca));
-  SG_TEST_CUDA(tk_set_int(f.dev, 2, f.st));
-  SG_TEST_CUDA(cudaEventRecord(fork, f.st));
-  SG_TEST_CUDA(cudaStreamWaitEvent(side, fork, 0));
-  SG_TEST_CUDA(tk_add_int(f.dev + 3, 5, side));
-  SG_TEST_CUDA(tk_add_int(f.dev, 6, f.st));
-  SG_TEST_CUDA(cudaEventRecord(join, side));
-  SG_TEST_CUDA(cudaStreamWaitEvent(f.st, join, 0));
+  SG_CHECK_CUDA(tk_set_int(f.dev, 2, f.st));
+  SG_CHECK_CUDA(cudaEventRecord(fork, f.st));
+  SG_CHECK_CUDA(cudaStreamWaitEvent(side, fork, 0));
+  SG_CHECK_CUDA(tk_add_int(f.dev + 3, 5, side));
+  SG_CHECK_CUDA(tk_add_int(f.dev, 6, f.st));
+  SG_CHECK_CUDA(cudaEventRecord(join, side));
+  SG_CHECK_CUDA(cudaStreamWaitEvent(f.st, join, 0));
   GT_OK(f.s, gt_api->capture_end(f.s, &ca));
   st = gt_stats(f.s);
   ck_assert_uint_eq(st.exec_updates, 1);
   ck_assert_uint_eq(st.instantiations, 4);
   ck_assert_int_eq(replay_int(&f, 1, f.dev), 8);
   ck_assert_int_eq(gt_read_int(f.dev + 3, f.st), 5);
-  SG_TEST_CUDA(cudaEventDestroy(fork));
-  SG_TEST_CUDA(cudaEventDestroy(join));
-  SG_TEST_CUDA(cudaStreamDestroy(side));
+  SG_CHECK_CUDA(cudaEventDestroy(fork));
+  SG_CHECK_CUDA(cudaEventDestroy(join));
+  SG_CHECK_CUDA(cudaStreamDestroy(side));
   close_fixture(&f);
 }
 END_TEST
@@ -149,17 +149,17 @@ START_TEST(static_sources_are_copied_before_the_launch) {
   sg_session *s = gt_session(&cfg);
   cudaStream_t st = gt_stream(1);
   float *in = NULL, *out = NULL, *src_a = NULL, *src_b = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&in, COUNT * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&out, COUNT * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&src_a, COUNT * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&src_b, COUNT * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&in, COUNT * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&out, COUNT * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&src_a, COUNT * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&src_b, COUNT * sizeof(float)));
   static float host[COUNT];
   for (int i = 0; i < COUNT; i++) {
     host[i] = (float)i + 0.25f;
   }
-  SG_TEST_CUDA(cudaMemcpy(src_a, host, sizeof host, cudaMemcpyHostToDevice));
-  SG_TEST_CUDA(tk_scale_copy(src_b, src_a, -3.0f, COUNT, st));
-  SG_TEST_CUDA(tk_scale_copy(in, src_a, 0.5f, COUNT, st));
+  SG_CHECK_CUDA(cudaMemcpy(src_a, host, sizeof host, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(tk_scale_copy(src_b, src_a, -3.0f, COUNT, st));
+  SG_CHECK_CUDA(tk_scale_copy(in, src_a, 0.5f, COUNT, st));
   sg_static_buffer_desc d = {sizeof d, in, COUNT * sizeof(float)};
   uint32_t index = 99;
   GT_OK(s, gt_api->register_static_buffers(s, &d, 1, &index));
@@ -167,7 +167,7 @@ START_TEST(static_sources_are_copied_before_the_launch) {
   GT_OK(s, gt_api->pre_capture(s, (sg_stream)st));
   sg_capture_args ca = gt_capture_args(4, st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(s, gt_api->capture_begin(s, &ca));
-  SG_TEST_CUDA(tk_scale_copy(out, in, 2.0f, COUNT, st));
+  SG_CHECK_CUDA(tk_scale_copy(out, in, 2.0f, COUNT, st));
   GT_OK(s, gt_api->capture_end(s, &ca));
   /* Registration closed at the first capture. */
   GT_EXPECT(s, gt_api->register_static_buffers(s, &d, 1, NULL),
@@ -184,8 +184,8 @@ START_TEST(static_sources_are_copied_before_the_launch) {
     /* Round 2 passes no source: the buffer keeps round 1's copy. */
     sources[0] = round == 2 ? NULL : want_from[round];
     GT_OK(s, gt_api->replay(s, &ra));
-    SG_TEST_CUDA(cudaStreamSynchronize(st));
-    SG_TEST_CUDA(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
+    SG_CHECK_CUDA(cudaStreamSynchronize(st));
+    SG_CHECK_CUDA(cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost));
     for (int i = 0; i < COUNT; i++) {
       ck_assert_msg(got[i] == factor[round] * host[i],
                     "round %d, element %d: %g, expected %g", round, i,
@@ -195,9 +195,9 @@ START_TEST(static_sources_are_copied_before_the_launch) {
   gt_api->session_destroy(s);
   float *bufs[] = {in, out, src_a, src_b};
   for (int i = 0; i < 4; i++) {
-    SG_TEST_CUDA(cudaFree(bufs[i]));
+    SG_CHECK_CUDA(cudaFree(bufs[i]));
   }
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 
@@ -215,8 +215,8 @@ START_TEST(many_static_sources_of_any_size_and_alignment) {
     src_end = src_at[i] + size[i];
   }
   uint8_t *dst = NULL, *src = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&dst, dst_end));
-  SG_TEST_CUDA(cudaMalloc((void **)&src, src_end));
+  SG_CHECK_CUDA(cudaMalloc((void **)&dst, dst_end));
+  SG_CHECK_CUDA(cudaMalloc((void **)&src, src_end));
   uint8_t *want = malloc(dst_end), *pattern = malloc(src_end),
           *got = malloc(dst_end);
   ck_assert(want != NULL && pattern != NULL && got != NULL);
@@ -224,8 +224,8 @@ START_TEST(many_static_sources_of_any_size_and_alignment) {
     pattern[j] = (uint8_t)(j * 31u + (j >> 11));
   }
   memset(want, 0xab, dst_end);
-  SG_TEST_CUDA(cudaMemcpy(src, pattern, src_end, cudaMemcpyHostToDevice));
-  SG_TEST_CUDA(cudaMemcpy(dst, want, dst_end, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemcpy(src, pattern, src_end, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemcpy(dst, want, dst_end, cudaMemcpyHostToDevice));
 
   sg_session_config cfg = gt_config();
   sg_session *s = gt_session(&cfg);
@@ -242,17 +242,17 @@ START_TEST(many_static_sources_of_any_size_and_alignment) {
   GT_OK(s, gt_api->register_static_buffers(s, d, BUFS, NULL));
   GT_OK(s, gt_api->pre_capture(s, (sg_stream)st));
   int *flag = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&flag, sizeof *flag));
+  SG_CHECK_CUDA(cudaMalloc((void **)&flag, sizeof *flag));
   sg_capture_args ca = gt_capture_args(8, st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(s, gt_api->capture_begin(s, &ca));
-  SG_TEST_CUDA(tk_set_int(flag, 1, st));
+  SG_CHECK_CUDA(tk_set_int(flag, 1, st));
   GT_OK(s, gt_api->capture_end(s, &ca));
   sg_replay_args ra = gt_replay_args(8, st);
   ra.static_sources = sources;
   ra.static_source_count = BUFS;
   GT_OK(s, gt_api->replay(s, &ra));
   ck_assert_int_eq(gt_read_int(flag, st), 1);
-  SG_TEST_CUDA(cudaMemcpy(got, dst, dst_end, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(got, dst, dst_end, cudaMemcpyDeviceToHost));
   for (size_t j = 0; j < dst_end; j++) {
     ck_assert_msg(got[j] == want[j], "byte %zu: 0x%02x, expected 0x%02x", j,
                   got[j], want[j]);
@@ -261,16 +261,16 @@ START_TEST(many_static_sources_of_any_size_and_alignment) {
   free(want);
   free(pattern);
   free(got);
-  SG_TEST_CUDA(cudaFree(flag));
-  SG_TEST_CUDA(cudaFree(dst));
-  SG_TEST_CUDA(cudaFree(src));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaFree(flag));
+  SG_CHECK_CUDA(cudaFree(dst));
+  SG_CHECK_CUDA(cudaFree(src));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 
 static uint64_t graph_mem_reserved(void) {
   uint64_t v = 0;
-  SG_TEST_CUDA(cudaDeviceGetGraphMemAttribute(
+  SG_CHECK_CUDA(cudaDeviceGetGraphMemAttribute(
       0, cudaGraphMemAttrReservedMemCurrent, &v));
   return v;
 }
@@ -282,10 +282,10 @@ static void capture_alloc(fixture *f, uint64_t key, size_t bytes, int *out,
   sg_capture_args ca = gt_capture_args(key, f->st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(f->s, gt_api->capture_begin(f->s, &ca));
   uint8_t *scratch = NULL;
-  SG_TEST_CUDA(cudaMallocAsync((void **)&scratch, bytes, f->st));
-  SG_TEST_CUDA(tk_fill_bytes(scratch, 7, bytes, f->st));
-  SG_TEST_CUDA(tk_set_int(out, value, f->st));
-  SG_TEST_CUDA(cudaFreeAsync(scratch, f->st));
+  SG_CHECK_CUDA(cudaMallocAsync((void **)&scratch, bytes, f->st));
+  SG_CHECK_CUDA(tk_fill_bytes(scratch, 7, bytes, f->st));
+  SG_CHECK_CUDA(tk_set_int(out, value, f->st));
+  SG_CHECK_CUDA(cudaFreeAsync(scratch, f->st));
   GT_OK(f->s, gt_api->capture_end(f->s, &ca));
 }
 
@@ -293,7 +293,7 @@ START_TEST(eviction_under_a_budget_then_trim_on_invalidate) {
   sg_session_config cfg = gt_config();
   cfg.graph_mem_budget = 96 * MiB;
   fixture f = open_fixture(&cfg);
-  SG_TEST_CUDA(cudaDeviceGraphMemTrim(0));
+  SG_CHECK_CUDA(cudaDeviceGraphMemTrim(0));
   const uint64_t reserved_start = graph_mem_reserved();
 
   capture_alloc(&f, 10, 64 * MiB, f.dev, 1);
@@ -334,7 +334,7 @@ START_TEST(eviction_under_a_budget_then_trim_on_invalidate) {
   const size_t free_before = gt_free_memory();
   ck_assert_uint_ge(graph_mem_reserved(), reserved_start + 64 * MiB);
   GT_OK(f.s, gt_api->invalidate(f.s, 10));
-  SG_TEST_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
   ck_assert_uint_le(graph_mem_reserved(), reserved_start + 16 * MiB);
   ck_assert_uint_ge(gt_free_memory(), free_before + 48 * MiB);
   ck_assert_uint_eq(gt_stats(f.s).graph_alloc_bytes, 0);

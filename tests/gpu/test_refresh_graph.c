@@ -19,13 +19,13 @@ typedef struct param_bufs {
 
 static void alloc_param(param_bufs *p, int with_master) {
   memset(p, 0, sizeof *p);
-  SG_TEST_CUDA(cudaMalloc((void **)&p->w, ELEMS));
-  SG_TEST_CUDA(cudaMalloc((void **)&p->wt, ELEMS));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->w, ELEMS));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->wt, ELEMS));
   if (with_master) {
-    SG_TEST_CUDA(cudaMalloc((void **)&p->master, ELEMS * sizeof(float)));
-    SG_TEST_CUDA(cudaMalloc((void **)&p->scale, sizeof(float)));
-    SG_TEST_CUDA(cudaMalloc((void **)&p->scale_inv, sizeof(float)));
-    SG_TEST_CUDA(cudaMalloc((void **)&p->amax, sizeof(float)));
+    SG_CHECK_CUDA(cudaMalloc((void **)&p->master, ELEMS * sizeof(float)));
+    SG_CHECK_CUDA(cudaMalloc((void **)&p->scale, sizeof(float)));
+    SG_CHECK_CUDA(cudaMalloc((void **)&p->scale_inv, sizeof(float)));
+    SG_CHECK_CUDA(cudaMalloc((void **)&p->amax, sizeof(float)));
   }
 }
 
@@ -33,7 +33,7 @@ static void free_param(param_bufs *p) {
   void *all[] = {p->w, p->wt, p->master, p->scale, p->scale_inv, p->amax};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     if (all[i] != NULL) {
-      SG_TEST_CUDA(cudaFree(all[i]));
+      SG_CHECK_CUDA(cudaFree(all[i]));
     }
   }
 }
@@ -87,16 +87,16 @@ static sg_k_param host_view(host_param *h, int with_master) {
 }
 
 static void read_param(host_param *h, const param_bufs *p, cudaStream_t st) {
-  SG_TEST_CUDA(cudaStreamSynchronize(st));
-  SG_TEST_CUDA(cudaMemcpy(h->w, p->w, ELEMS, cudaMemcpyDeviceToHost));
-  SG_TEST_CUDA(cudaMemcpy(h->wt, p->wt, ELEMS, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaStreamSynchronize(st));
+  SG_CHECK_CUDA(cudaMemcpy(h->w, p->w, ELEMS, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(h->wt, p->wt, ELEMS, cudaMemcpyDeviceToHost));
   if (p->master != NULL) {
-    SG_TEST_CUDA(cudaMemcpy(h->master, p->master, sizeof h->master,
-                            cudaMemcpyDeviceToHost));
-    SG_TEST_CUDA(cudaMemcpy(&h->scale_inv, p->scale_inv, sizeof(float),
-                            cudaMemcpyDeviceToHost));
-    SG_TEST_CUDA(cudaMemcpy(&h->amax, p->amax, sizeof(float),
-                            cudaMemcpyDeviceToHost));
+    SG_CHECK_CUDA(cudaMemcpy(h->master, p->master, sizeof h->master,
+                             cudaMemcpyDeviceToHost));
+    SG_CHECK_CUDA(cudaMemcpy(&h->scale_inv, p->scale_inv, sizeof(float),
+                             cudaMemcpyDeviceToHost));
+    SG_CHECK_CUDA(
+        cudaMemcpy(&h->amax, p->amax, sizeof(float), cudaMemcpyDeviceToHost));
   }
 }
 
@@ -110,8 +110,8 @@ START_TEST(captured_refresh_replays_correctly) {
   alloc_param(&p0, 0);
   alloc_param(&p1, 1);
   int32_t *noop = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&noop, sizeof *noop));
-  SG_TEST_CUDA(cudaMemset(noop, 0, sizeof *noop));
+  SG_CHECK_CUDA(cudaMalloc((void **)&noop, sizeof *noop));
+  SG_CHECK_CUDA(cudaMemset(noop, 0, sizeof *noop));
 
   /* Start: random W bytes, a master in [-300, 300), scale 1.5. */
   uint32_t x = 12345u;
@@ -121,12 +121,12 @@ START_TEST(captured_refresh_replays_correctly) {
     want1.master[i] = (float)(x >> 8) / 16777216.0f * 600.0f - 300.0f;
   }
   want1.scale = 1.5f;
-  SG_TEST_CUDA(cudaMemcpy(p0.w, want0.w, ELEMS, cudaMemcpyHostToDevice));
-  SG_TEST_CUDA(cudaMemcpy(p1.master, want1.master, sizeof want1.master,
-                          cudaMemcpyHostToDevice));
-  SG_TEST_CUDA(cudaMemcpy(p1.scale, &want1.scale, sizeof(float),
-                          cudaMemcpyHostToDevice));
-  SG_TEST_CUDA(cudaMemset(p0.wt, 0, ELEMS));
+  SG_CHECK_CUDA(cudaMemcpy(p0.w, want0.w, ELEMS, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemcpy(p1.master, want1.master, sizeof want1.master,
+                           cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemcpy(p1.scale, &want1.scale, sizeof(float),
+                           cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemset(p0.wt, 0, ELEMS));
 
   sg_fp8_param_desc d[2] = {describe(&p0, 0), describe(&p1, 1)};
   GT_OK(s, gt_api->register_fp8_params(s, d, 2, NULL));
@@ -143,9 +143,9 @@ START_TEST(captured_refresh_replays_correctly) {
 
   sg_capture_args ca = gt_capture_args(5, st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(s, gt_api->capture_begin(s, &ca));
-  SG_TEST_CUDA(tk_mix_bytes(p0.w, ELEMS, st));
+  SG_CHECK_CUDA(tk_mix_bytes(p0.w, ELEMS, st));
   GT_OK(s, gt_api->post_optimizer_step(s, (sg_stream)st, &t0));
-  SG_TEST_CUDA(tk_scale_copy(p1.master, p1.master, -1.25f, ELEMS, st));
+  SG_CHECK_CUDA(tk_scale_copy(p1.master, p1.master, -1.25f, ELEMS, st));
   GT_OK(s, gt_api->post_optimizer_step(s, (sg_stream)st, &c1));
   GT_OK(s, gt_api->capture_end(s, &ca));
   const uint64_t refreshes_before = gt_stats(s).refreshes;
@@ -153,8 +153,8 @@ START_TEST(captured_refresh_replays_correctly) {
   sg_replay_args ra = gt_replay_args(5, st);
   for (int step = 0; step < STEPS; step++) {
     const int32_t skip = step == 2; /* the captured transpose skips once */
-    SG_TEST_CUDA(cudaMemcpyAsync(noop, &skip, sizeof skip,
-                                 cudaMemcpyHostToDevice, st));
+    SG_CHECK_CUDA(
+        cudaMemcpyAsync(noop, &skip, sizeof skip, cudaMemcpyHostToDevice, st));
     GT_OK(s, gt_api->replay(s, &ra));
     for (uint32_t i = 0; i < ELEMS; i++) {
       want0.w[i] = (uint8_t)(want0.w[i] * 5u + 3u);
@@ -182,8 +182,8 @@ START_TEST(captured_refresh_replays_correctly) {
   gt_api->session_destroy(s);
   free_param(&p0);
   free_param(&p1);
-  SG_TEST_CUDA(cudaFree(noop));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaFree(noop));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 

@@ -105,8 +105,8 @@ START_TEST(two_sessions_capture_concurrently) {
     w[i].index = i;
     w[i].s = gt_session(&cfg);
     w[i].st = gt_stream(1);
-    SG_TEST_CUDA(cudaMalloc((void **)&w[i].dev, 2 * sizeof(int)));
-    SG_TEST_CUDA(cudaMemset(w[i].dev, 0, 2 * sizeof(int)));
+    SG_CHECK_CUDA(cudaMalloc((void **)&w[i].dev, 2 * sizeof(int)));
+    SG_CHECK_CUDA(cudaMemset(w[i].dev, 0, 2 * sizeof(int)));
   }
   for (int i = 0; i < THREADS; i++) {
     ck_assert_int_eq(pthread_create(&t[i], NULL, work, &w[i]), 0);
@@ -124,8 +124,8 @@ START_TEST(two_sessions_capture_concurrently) {
     ck_assert_uint_eq(st.capture_failures, 0);
     ck_assert_uint_eq(st.replays, REPLAYS + REPLAYS - 2);
     gt_api->session_destroy(w[i].s);
-    SG_TEST_CUDA(cudaFree(w[i].dev));
-    SG_TEST_CUDA(cudaStreamDestroy(w[i].st));
+    SG_CHECK_CUDA(cudaFree(w[i].dev));
+    SG_CHECK_CUDA(cudaStreamDestroy(w[i].st));
   }
 }
 END_TEST

@@ -8,6 +8,7 @@
 #include "exhaustive.h"
 #include "fp8_convert.cuh"
 #include "fp8_reference.h"
+#include "sg_cuda_check.h"
 #include "sg_gpu_test.h"
 #include "sg_run_suite.h"
 
@@ -49,7 +50,7 @@ static void launch(uint32_t fmt, uint64_t base, uint16_t *codes) {
   } else {
     convert_patterns<SG_K_FP8_E5M2><<<4096, 256>>>(base, kBatch, codes);
   }
-  SG_TEST_CUDA(cudaGetLastError());
+  SG_CHECK_CUDA(cudaGetLastError());
 }
 
 START_TEST(all_floats_match_reference) {
@@ -57,18 +58,19 @@ START_TEST(all_floats_match_reference) {
   uint16_t *dev = NULL;
   uint8_t *host = static_cast<uint8_t *>(malloc(kBatch));
   ck_assert_ptr_nonnull(host);
-  SG_TEST_CUDA(cudaMalloc(&dev, kBatch));
+  SG_CHECK_CUDA(cudaMalloc(&dev, kBatch));
   sg_span_result total = {0, UINT64_MAX};
   for (uint64_t base = 0; base < (1ull << 32); base += kBatch) {
-    SG_TEST_CUDA(cudaMemset(dev, 0xA5, kBatch)); /* poison: every code must be written */
+    SG_CHECK_CUDA(
+        cudaMemset(dev, 0xA5, kBatch)); /* poison: every code must be written */
     launch(fmt, base, dev);
-    SG_TEST_CUDA(cudaMemcpy(host, dev, kBatch, cudaMemcpyDeviceToHost));
+    SG_CHECK_CUDA(cudaMemcpy(host, dev, kBatch, cudaMemcpyDeviceToHost));
     batch_ctx ctx = {fmt, base, host};
     const sg_span_result r = sg_parallel_spans(0, kBatch, compare_span, &ctx);
     total.failures += r.failures;
     total.first_bad = r.first_bad < total.first_bad ? r.first_bad : total.first_bad;
   }
-  SG_TEST_CUDA(cudaFree(dev));
+  SG_CHECK_CUDA(cudaFree(dev));
   free(host);
   const uint32_t bad = static_cast<uint32_t>(total.first_bad);
   ck_assert_msg(total.failures == 0,

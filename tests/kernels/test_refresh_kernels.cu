@@ -16,6 +16,7 @@
 
 #include "refresh.h"
 #include "refresh_fixture.h"
+#include "sg_cuda_check.h"
 #include "sg_gpu_test.h"
 #include "sg_run_suite.h"
 
@@ -45,11 +46,12 @@ static void build_table(const sg_fx_case *c, uint32_t count) {
   sg_k_param *params = static_cast<sg_k_param *>(malloc(c->count * sizeof *params));
   sg_fx_params(c, c->dev, params);
   ck_assert_int_eq(sg_k_refresh_build(g_image, kCapacity, params, count), cudaSuccess);
-  SG_TEST_CUDA(cudaMemcpy(g_table, g_image, sg_k_refresh_table_bytes(kCapacity),
-                          cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemcpy(g_table, g_image,
+                           sg_k_refresh_table_bytes(kCapacity),
+                           cudaMemcpyHostToDevice));
   /* The copy may return before its DMA lands (pageable source), and graph
    * replays below run on a non-blocking stream. */
-  SG_TEST_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
   free(params);
 }
 
@@ -64,10 +66,11 @@ static void expect_equal(sg_fx_case *c, const char *what, launch_kind k, uint32_
 static void launch_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
                              const int32_t *noop, const char *what) {
   sg_fx_expect(c, count, k.mode, group);
-  SG_TEST_CUDA(sg_fx_upload(c));
-  SG_TEST_CUDA(sg_k_refresh_launch(g_table, k.mode, group, k.layout, noop, g_sm_count, 0));
-  SG_TEST_CUDA(cudaDeviceSynchronize());
-  SG_TEST_CUDA(sg_fx_download(c));
+  SG_CHECK_CUDA(sg_fx_upload(c));
+  SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, group, k.layout, noop,
+                                    g_sm_count, 0));
+  SG_CHECK_CUDA(cudaDeviceSynchronize());
+  SG_CHECK_CUDA(sg_fx_download(c));
   expect_equal(c, what, k, group);
 }
 
@@ -82,7 +85,7 @@ static void check_kind(sg_fx_case *c, launch_kind k, uint32_t group) {
 /* Every kind, for all groups and for one group picked at random. */
 static void check_specs(const sg_fx_spec *specs, uint32_t count) {
   sg_fx_case c;
-  SG_TEST_CUDA(sg_fx_case_init(&c, specs, count, &g_rng));
+  SG_CHECK_CUDA(sg_fx_case_init(&c, specs, count, &g_rng));
   build_table(&c, count);
   for (launch_kind k : kKinds) {
     check_kind(&c, k, SG_K_ALL_GROUPS);
@@ -102,7 +105,7 @@ static void random_specs(sg_fx_spec *specs, uint32_t count, uint64_t max_dim) {
 static void random_case(sg_fx_case *c, uint32_t count, uint64_t max_dim, uint32_t in_table) {
   sg_fx_spec *specs = static_cast<sg_fx_spec *>(malloc(count * sizeof *specs));
   random_specs(specs, count, max_dim);
-  SG_TEST_CUDA(sg_fx_case_init(c, specs, count, &g_rng));
+  SG_CHECK_CUDA(sg_fx_case_init(c, specs, count, &g_rng));
   free(specs);
   build_table(c, in_table);
 }
@@ -186,16 +189,16 @@ START_TEST(noop_flag) {
   sg_fx_case c;
   random_case(&c, 6, 300, 6);
   int32_t *flag = NULL;
-  SG_TEST_CUDA(cudaMalloc(&flag, sizeof *flag));
+  SG_CHECK_CUDA(cudaMalloc(&flag, sizeof *flag));
   for (launch_kind k : kKinds) {
     const int32_t values[] = {-5, 1, 0};
     for (int32_t v : values) {
-      SG_TEST_CUDA(cudaMemcpy(flag, &v, sizeof v, cudaMemcpyHostToDevice));
+      SG_CHECK_CUDA(cudaMemcpy(flag, &v, sizeof v, cudaMemcpyHostToDevice));
       /* A set flag means no parameter is refreshed: count 0 for the reference. */
       launch_and_check(&c, v != 0 ? 0 : c.count, k, SG_K_ALL_GROUPS, flag, "noop flag");
     }
   }
-  SG_TEST_CUDA(cudaFree(flag));
+  SG_CHECK_CUDA(cudaFree(flag));
   sg_fx_case_free(&c);
 }
 END_TEST
@@ -203,22 +206,23 @@ END_TEST
 static cudaGraphExec_t capture(cudaStream_t stream, launch_kind k, const int32_t *noop) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  SG_TEST_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  SG_TEST_CUDA(
-      sg_k_refresh_launch(g_table, k.mode, SG_K_ALL_GROUPS, k.layout, noop, g_sm_count, stream));
-  SG_TEST_CUDA(cudaStreamEndCapture(stream, &graph));
-  SG_TEST_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  SG_TEST_CUDA(cudaGraphDestroy(graph));
+  SG_CHECK_CUDA(
+      cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, SG_K_ALL_GROUPS, k.layout,
+                                    noop, g_sm_count, stream));
+  SG_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  SG_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  SG_CHECK_CUDA(cudaGraphDestroy(graph));
   return exec;
 }
 
 static void replay_and_check(sg_fx_case *c, cudaGraphExec_t exec, cudaStream_t stream,
                              uint32_t count, launch_kind k, const char *what) {
   sg_fx_expect(c, count, k.mode, SG_K_ALL_GROUPS);
-  SG_TEST_CUDA(sg_fx_upload(c));
-  SG_TEST_CUDA(cudaGraphLaunch(exec, stream));
-  SG_TEST_CUDA(cudaStreamSynchronize(stream));
-  SG_TEST_CUDA(sg_fx_download(c));
+  SG_CHECK_CUDA(sg_fx_upload(c));
+  SG_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  SG_CHECK_CUDA(cudaStreamSynchronize(stream));
+  SG_CHECK_CUDA(sg_fx_download(c));
   expect_equal(c, what, k, SG_K_ALL_GROUPS);
 }
 
@@ -230,10 +234,10 @@ START_TEST(graph_capture_and_replay) {
   sg_fx_case c;
   random_case(&c, count, 300, first);
   cudaStream_t stream;
-  SG_TEST_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   int32_t *flag = NULL;
-  SG_TEST_CUDA(cudaMalloc(&flag, sizeof *flag));
-  SG_TEST_CUDA(cudaMemset(flag, 0, sizeof *flag));
+  SG_CHECK_CUDA(cudaMalloc(&flag, sizeof *flag));
+  SG_CHECK_CUDA(cudaMemset(flag, 0, sizeof *flag));
   for (launch_kind k : kKinds) {
     build_table(&c, first);
     launch_and_check(&c, first, k, SG_K_ALL_GROUPS, flag, "eager");
@@ -244,13 +248,13 @@ START_TEST(graph_capture_and_replay) {
     build_table(&c, count);
     replay_and_check(&c, exec, stream, count, k, "replay after rebuilding the table");
     const int32_t one = 1;
-    SG_TEST_CUDA(cudaMemcpy(flag, &one, sizeof one, cudaMemcpyHostToDevice));
+    SG_CHECK_CUDA(cudaMemcpy(flag, &one, sizeof one, cudaMemcpyHostToDevice));
     replay_and_check(&c, exec, stream, 0, k, "replay with the no-op flag set");
-    SG_TEST_CUDA(cudaMemset(flag, 0, sizeof *flag));
-    SG_TEST_CUDA(cudaGraphExecDestroy(exec));
+    SG_CHECK_CUDA(cudaMemset(flag, 0, sizeof *flag));
+    SG_CHECK_CUDA(cudaGraphExecDestroy(exec));
   }
-  SG_TEST_CUDA(cudaFree(flag));
-  SG_TEST_CUDA(cudaStreamDestroy(stream));
+  SG_CHECK_CUDA(cudaFree(flag));
+  SG_CHECK_CUDA(cudaStreamDestroy(stream));
   sg_fx_case_free(&c);
 }
 END_TEST
@@ -270,9 +274,10 @@ END_TEST
 
 static void setup_device(void) {
   int device = 0;
-  SG_TEST_CUDA(cudaGetDevice(&device));
-  SG_TEST_CUDA(cudaDeviceGetAttribute(&g_sm_count, cudaDevAttrMultiProcessorCount, device));
-  SG_TEST_CUDA(cudaMalloc(&g_table, sg_k_refresh_table_bytes(kCapacity)));
+  SG_CHECK_CUDA(cudaGetDevice(&device));
+  SG_CHECK_CUDA(cudaDeviceGetAttribute(&g_sm_count,
+                                       cudaDevAttrMultiProcessorCount, device));
+  SG_CHECK_CUDA(cudaMalloc(&g_table, sg_k_refresh_table_bytes(kCapacity)));
   g_image = malloc(sg_k_refresh_table_bytes(kCapacity));
   if (g_image == NULL) {
     fprintf(stderr, "test_refresh_kernels: out of host memory\n");
@@ -303,7 +308,7 @@ int main(void) {
   tcase_add_test(new_case(s, "graph"), graph_capture_and_replay);
   tcase_add_test(new_case(s, "invalid_arguments"), invalid_launch_arguments);
   const int rc = sg_run_suite(s, CK_NOFORK);
-  SG_TEST_CUDA(cudaFree(g_table));
+  SG_CHECK_CUDA(cudaFree(g_table));
   free(g_image);
   return rc;
 }

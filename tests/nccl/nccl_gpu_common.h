@@ -28,8 +28,8 @@ static inline sg_session *nt_session(sg_nccl_comm comm,
 /* A device int, 0. */
 static inline int *nt_counter(void) {
   int *c = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&c, sizeof(int)));
-  SG_TEST_CUDA(cudaMemset(c, 0, sizeof(int)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&c, sizeof(int)));
+  SG_CHECK_CUDA(cudaMemset(c, 0, sizeof(int)));
   return c;
 }
 
@@ -40,7 +40,7 @@ static inline sg_status nt_capture_add(sg_session *s, uint64_t key,
   sg_capture_args c = gt_capture_args(key, st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(s, gt_api->pre_capture(s, (sg_stream)st));
   GT_OK(s, gt_api->capture_begin(s, &c));
-  SG_TEST_CUDA(tk_add_int(counter, 1, st));
+  SG_CHECK_CUDA(tk_add_int(counter, 1, st));
   return gt_api->capture_end(s, &c);
 }
 
@@ -77,12 +77,12 @@ typedef struct nt_params {
 
 static inline void nt_params_create(nt_params *p) {
   const size_t n = (size_t)NT_PARAMS * NT_ELEMS;
-  SG_TEST_CUDA(cudaMalloc((void **)&p->w, n));
-  SG_TEST_CUDA(cudaMalloc((void **)&p->wt, n));
-  SG_TEST_CUDA(cudaMalloc((void **)&p->master, n * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&p->scale, NT_PARAMS * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&p->scale_inv, NT_PARAMS * sizeof(float)));
-  SG_TEST_CUDA(cudaMalloc((void **)&p->amax, NT_PARAMS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->w, n));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->wt, n));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->master, n * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->scale, NT_PARAMS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->scale_inv, NT_PARAMS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&p->amax, NT_PARAMS * sizeof(float)));
   float *host = calloc(n, sizeof(float));
   ck_assert_ptr_nonnull(host);
   for (size_t i = 0; i < n; i++) {
@@ -92,22 +92,22 @@ static inline void nt_params_create(nt_params *p) {
   for (uint32_t k = 0; k < NT_PARAMS; k++) { /* the exact peak */
     host[(size_t)k * NT_ELEMS + 5] = -(float)(k + 1) * 0.75f;
   }
-  SG_TEST_CUDA(cudaMemcpy(p->master, host, n * sizeof(float),
+  SG_CHECK_CUDA(cudaMemcpy(p->master, host, n * sizeof(float),
                           cudaMemcpyHostToDevice));
   const float ones[NT_PARAMS] = {1.0f, 1.0f, 1.0f};
-  SG_TEST_CUDA(cudaMemcpy(p->scale, ones, sizeof ones, cudaMemcpyHostToDevice));
-  SG_TEST_CUDA(cudaMemset(p->amax, 0, NT_PARAMS * sizeof(float)));
-  SG_TEST_CUDA(cudaDeviceSynchronize()); /* before non-blocking streams */
+  SG_CHECK_CUDA(cudaMemcpy(p->scale, ones, sizeof ones, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemset(p->amax, 0, NT_PARAMS * sizeof(float)));
+  SG_CHECK_CUDA(cudaDeviceSynchronize()); /* before non-blocking streams */
   free(host);
 }
 
 static inline void nt_params_destroy(nt_params *p) {
-  SG_TEST_CUDA(cudaFree(p->w));
-  SG_TEST_CUDA(cudaFree(p->wt));
-  SG_TEST_CUDA(cudaFree(p->master));
-  SG_TEST_CUDA(cudaFree(p->scale));
-  SG_TEST_CUDA(cudaFree(p->scale_inv));
-  SG_TEST_CUDA(cudaFree(p->amax));
+  SG_CHECK_CUDA(cudaFree(p->w));
+  SG_CHECK_CUDA(cudaFree(p->wt));
+  SG_CHECK_CUDA(cudaFree(p->master));
+  SG_CHECK_CUDA(cudaFree(p->scale));
+  SG_CHECK_CUDA(cudaFree(p->scale_inv));
+  SG_CHECK_CUDA(cudaFree(p->amax));
 }
 
 static inline void nt_params_register(sg_session *s, const nt_params *p) {
@@ -137,8 +137,8 @@ static inline void nt_params_register(sg_session *s, const nt_params *p) {
 /* The amax values, after `st`'s work. */
 static inline void nt_read_amax(const nt_params *p, cudaStream_t st,
                                 float out[NT_PARAMS]) {
-  SG_TEST_CUDA(cudaStreamSynchronize(st));
-  SG_TEST_CUDA(cudaMemcpy(out, p->amax, NT_PARAMS * sizeof(float),
+  SG_CHECK_CUDA(cudaStreamSynchronize(st));
+  SG_CHECK_CUDA(cudaMemcpy(out, p->amax, NT_PARAMS * sizeof(float),
                           cudaMemcpyDeviceToHost));
 }
 

@@ -39,13 +39,13 @@ static rig open_rig(uint32_t timeout_ms, uint32_t action) {
 }
 
 static void close_rig(rig *r) {
-  SG_TEST_CUDA(cudaStreamSynchronize(r->st));
+  SG_CHECK_CUDA(cudaStreamSynchronize(r->st));
   const double start = sg_now_ms();
   gt_api->session_destroy(r->s);
   const double took = sg_now_ms() - start;
   ck_assert_msg(took < DESTROY_MS, "session_destroy took %.0f ms", took);
-  SG_TEST_CUDA(cudaFree(r->counter));
-  SG_TEST_CUDA(cudaStreamDestroy(r->st));
+  SG_CHECK_CUDA(cudaFree(r->counter));
+  SG_CHECK_CUDA(cudaStreamDestroy(r->st));
 }
 
 /* --- The agreement ---------------------------------------------------------- */

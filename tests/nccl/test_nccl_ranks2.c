@@ -27,8 +27,8 @@ static sg_nccl_functions table;
 /* Rank r's masters are (r + 1) times nt_params' pattern. */
 static void *rank_main(void *arg) {
   rank_run *r = arg;
-  SG_TEST_CUDA(cudaSetDevice(r->rank));
-  SG_TEST_CUDA(tk_preload()); /* this device's modules, before any capture */
+  SG_CHECK_CUDA(cudaSetDevice(r->rank));
+  SG_CHECK_CUDA(tk_preload()); /* this device's modules, before any capture */
   sg_session_config cfg = gt_config();
   cfg.device = r->rank;
   cfg.nccl_comm = r->comm;
@@ -41,7 +41,7 @@ static void *rank_main(void *arg) {
   cudaStream_t st = gt_stream(1);
   nt_params p;
   nt_params_create(&p);
-  SG_TEST_CUDA(tk_scale_copy(p.master, p.master, (float)(r->rank + 1),
+  SG_CHECK_CUDA(tk_scale_copy(p.master, p.master, (float)(r->rank + 1),
                              (size_t)NT_PARAMS * NT_ELEMS, st));
   nt_params_register(s, &p);
   sg_refresh_args a =
@@ -53,14 +53,14 @@ static void *rank_main(void *arg) {
   sg_capture_args c = gt_capture_args(7, st, SG_CAPTURE_THREAD_LOCAL);
   (void)gt_api->pre_capture(s, (sg_stream)st);
   (void)gt_api->capture_begin(s, &c);
-  SG_TEST_CUDA(tk_add_int(counter, 1, st));
+  SG_CHECK_CUDA(tk_add_int(counter, 1, st));
   r->capture_end = gt_api->capture_end(s, &c);
   r->capture_ms = sg_now_ms() - start;
   gt_api->last_error(s, r->detail, sizeof r->detail, NULL); /* per thread */
   gt_api->session_destroy(s);
   nt_params_destroy(&p);
-  SG_TEST_CUDA(cudaFree(counter));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaFree(counter));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
   return NULL;
 }
 

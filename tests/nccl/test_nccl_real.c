@@ -43,8 +43,8 @@ START_TEST(the_agreement_runs_on_real_nccl) {
   GT_OK(s, gt_api->sync(s, (sg_stream)st, 0)); /* idle: one poll */
   gt_api->session_destroy(s);
   NT_NCCL(ncclCommDestroy(comm));
-  SG_TEST_CUDA(cudaFree(counter));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaFree(counter));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 
@@ -58,15 +58,15 @@ typedef struct dp {
 } dp;
 
 static void dp_step(const dp *d, ncclComm_t comm, cudaStream_t st) {
-  SG_TEST_CUDA(tk_axpby(d->x, d->ones, 1.0f, 1.0f, N, st));
+  SG_CHECK_CUDA(tk_axpby(d->x, d->ones, 1.0f, 1.0f, N, st));
   NT_NCCL(ncclAllReduce(d->x, d->y, N, ncclFloat32, ncclSum, comm, st));
   NT_NCCL(ncclAllGather(d->y, d->z, N, ncclFloat32, comm, st));
-  SG_TEST_CUDA(tk_axpby(d->acc, d->z, 1.0f, 1.0f, N, st));
+  SG_CHECK_CUDA(tk_axpby(d->acc, d->z, 1.0f, 1.0f, N, st));
 }
 
 static void read_floats(const float *dev, float *host, cudaStream_t st) {
-  SG_TEST_CUDA(cudaStreamSynchronize(st));
-  SG_TEST_CUDA(cudaMemcpy(host, dev, N * sizeof(float),
+  SG_CHECK_CUDA(cudaStreamSynchronize(st));
+  SG_CHECK_CUDA(cudaMemcpy(host, dev, N * sizeof(float),
                           cudaMemcpyDeviceToHost));
 }
 
@@ -78,14 +78,14 @@ START_TEST(collectives_replay_inside_the_graph) {
   dp d;
   float **bufs[] = {&d.ones, &d.x, &d.y, &d.z, &d.acc};
   for (size_t i = 0; i < 5; i++) {
-    SG_TEST_CUDA(cudaMalloc((void **)bufs[i], N * sizeof(float)));
-    SG_TEST_CUDA(cudaMemset(*bufs[i], 0, N * sizeof(float)));
+    SG_CHECK_CUDA(cudaMalloc((void **)bufs[i], N * sizeof(float)));
+    SG_CHECK_CUDA(cudaMemset(*bufs[i], 0, N * sizeof(float)));
   }
   float host[N];
   for (uint32_t i = 0; i < N; i++) {
     host[i] = 1.0f;
   }
-  SG_TEST_CUDA(cudaMemcpy(d.ones, host, sizeof host, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMemcpy(d.ones, host, sizeof host, cudaMemcpyHostToDevice));
   dp_step(&d, comm, st); /* eager warm-up of both collectives: step 1 */
   sg_capture_args c = gt_capture_args(11, st, SG_CAPTURE_THREAD_LOCAL);
   GT_OK(s, gt_api->pre_capture(s, (sg_stream)st));
@@ -108,9 +108,9 @@ START_TEST(collectives_replay_inside_the_graph) {
   gt_api->session_destroy(s);
   NT_NCCL(ncclCommDestroy(comm));
   for (size_t i = 0; i < 5; i++) {
-    SG_TEST_CUDA(cudaFree(*bufs[i]));
+    SG_CHECK_CUDA(cudaFree(*bufs[i]));
   }
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 
@@ -131,7 +131,7 @@ START_TEST(amax_reduction_equals_the_local_amax) {
   float local[NT_PARAMS], reduced[NT_PARAMS], replayed[NT_PARAMS];
   refresh(s, st, 0);
   nt_read_amax(&p, st, local);
-  SG_TEST_CUDA(cudaMemset(p.amax, 0, NT_PARAMS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMemset(p.amax, 0, NT_PARAMS * sizeof(float)));
   refresh(s, st, SG_REFRESH_REDUCE_AMAX);
   nt_read_amax(&p, st, reduced);
   sg_capture_args c = gt_capture_args(12, st, SG_CAPTURE_THREAD_LOCAL);
@@ -139,7 +139,7 @@ START_TEST(amax_reduction_equals_the_local_amax) {
   GT_OK(s, gt_api->capture_begin(s, &c));
   refresh(s, st, SG_REFRESH_REDUCE_AMAX);
   GT_OK(s, gt_api->capture_end(s, &c));
-  SG_TEST_CUDA(cudaMemset(p.amax, 0, NT_PARAMS * sizeof(float)));
+  SG_CHECK_CUDA(cudaMemset(p.amax, 0, NT_PARAMS * sizeof(float)));
   sg_replay_args a = gt_replay_args(12, st);
   GT_OK(s, gt_api->replay(s, &a));
   nt_read_amax(&p, st, replayed);
@@ -153,7 +153,7 @@ START_TEST(amax_reduction_equals_the_local_amax) {
   gt_api->session_destroy(s);
   NT_NCCL(ncclCommDestroy(comm));
   nt_params_destroy(&p);
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 
@@ -178,8 +178,8 @@ START_TEST(the_plugin_finds_the_hosts_nccl_itself) {
   ck_assert_int_eq(gt_read_int(counter, st), 1);
   gt_api->session_destroy(s);
   NT_NCCL(ncclCommDestroy(comm));
-  SG_TEST_CUDA(cudaFree(counter));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaFree(counter));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 
@@ -192,7 +192,7 @@ START_TEST(session_then_communicator_destroy_in_bounded_time) {
   sg_session *s = nt_session(comm, &table, 0, SG_NCCL_TIMEOUT_RETURN);
   cudaStream_t st = gt_stream(1);
   float *buf = NULL;
-  SG_TEST_CUDA(cudaMalloc((void **)&buf, N * sizeof(float)));
+  SG_CHECK_CUDA(cudaMalloc((void **)&buf, N * sizeof(float)));
   NT_NCCL(ncclAllReduce(buf, buf, N, ncclFloat32, ncclSum, comm, st));
   for (uint64_t key = 1; key <= 3; key++) { /* three graphs with one each */
     sg_capture_args c = gt_capture_args(key, st, SG_CAPTURE_THREAD_LOCAL);
@@ -216,8 +216,8 @@ START_TEST(session_then_communicator_destroy_in_bounded_time) {
   ck_assert_msg(session_ms < TEARDOWN_MS && comm_ms < TEARDOWN_MS,
                 "session_destroy %.0f ms, ncclCommDestroy %.0f ms",
                 session_ms, comm_ms);
-  SG_TEST_CUDA(cudaFree(buf));
-  SG_TEST_CUDA(cudaStreamDestroy(st));
+  SG_CHECK_CUDA(cudaFree(buf));
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
 }
 END_TEST
 

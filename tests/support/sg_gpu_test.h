@@ -1,5 +1,6 @@
-/* Shared by every GPU test program: how a test treats a missing GPU, and one
- * CUDA return-code check. Header-only so C and CUDA tests both include it.
+/* Shared by every GPU test program: how a test treats a missing GPU (CUDA
+ * return codes go through sg_cuda_check.h). Header-only so C and CUDA tests
+ * both include it.
  *
  * Policy (README "How tests treat missing things"): without a usable GPU a
  * test exits 77, which CTest reports as skipped, with a one-line reason; with
@@ -41,17 +42,5 @@ static inline void sg_test_require_gpu(const char *test_name) {
   printf("%s: SKIP: no usable GPU (%s)\n", test_name, why);
   exit(SG_TEST_SKIP);
 }
-
-/* Aborts the test with file:line and the CUDA error name. */
-#define SG_TEST_CUDA(call)                                                     \
-  do {                                                                         \
-    cudaError_t sg_test_err_ = (call);                                         \
-    if (sg_test_err_ != cudaSuccess) {                                         \
-      fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__,       \
-              #call, cudaGetErrorName(sg_test_err_),                           \
-              cudaGetErrorString(sg_test_err_));                               \
-      exit(1);                                                                 \
-    }                                                                          \
-  } while (0)
 
 #endif /* SG_GPU_TEST_H */

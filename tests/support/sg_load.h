@@ -24,7 +24,7 @@ static inline const char *sg_test_plugin_path(void) {
 /* Exits the test (status 1) with the reason when the plugin cannot be
  * loaded or negotiated: every later assertion would be meaningless. */
 static inline sg_loaded sg_test_load(void) {
-  sg_loaded l = {0};
+  sg_loaded l = {NULL, NULL, NULL}; /* C and C++ */
   l.handle = dlopen(sg_test_plugin_path(), RTLD_NOW | RTLD_LOCAL);
   if (l.handle == NULL) {
     fprintf(stderr, "dlopen(%s): %s\n", sg_test_plugin_path(), dlerror());

@@ -20,6 +20,7 @@
 
 #include "sg_run_suite.h"
 #include "gemm.h"
+#include "sg_cuda_check.h"
 #include "sg_gpu_test.h"
 
 enum { ROWS = 64, OUT = 96, IN = 128 };
@@ -78,8 +79,8 @@ static void random_bf16(uint16_t *bits, double *values, size_t n) {
 
 static void *to_device(const void *host, size_t bytes) {
   void *d = NULL;
-  SG_TEST_CUDA(cudaMalloc(&d, bytes));
-  SG_TEST_CUDA(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
+  SG_CHECK_CUDA(cudaMalloc(&d, bytes));
+  SG_CHECK_CUDA(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice));
   return d;
 }
 
@@ -109,11 +110,11 @@ static void check_gemm(const tr_gemm_desc *d, const void *a, size_t a_bytes,
   void *da = to_device(a, a_bytes), *db = to_device(b, b_bytes);
   const size_t bytes = rows * cols * (d->d_type == CUDA_R_16BF ? 2 : 4);
   void *dd = NULL;
-  SG_TEST_CUDA(cudaMalloc(&dd, bytes));
-  SG_TEST_CUDA(cudaMemset(dd, 0xFF, bytes)); /* NaN in both formats */
+  SG_CHECK_CUDA(cudaMalloc(&dd, bytes));
+  SG_CHECK_CUDA(cudaMemset(dd, 0xFF, bytes)); /* NaN in both formats */
   tr_gemm_run(&g, &blas, da, db, dd, NULL);
   void *out = malloc(bytes);
-  SG_TEST_CUDA(cudaMemcpy(out, dd, bytes, cudaMemcpyDeviceToHost));
+  SG_CHECK_CUDA(cudaMemcpy(out, dd, bytes, cudaMemcpyDeviceToHost));
   double err = 0.0, norm = 0.0;
   for (size_t i = 0; i < rows * cols; i++) {
     const double v = output_at(out, d->d_type, i);
@@ -130,11 +131,11 @@ static void check_gemm(const tr_gemm_desc *d, const void *a, size_t a_bytes,
                 rel, (unsigned long long)seed);
   free(out);
   tr_gemm_destroy(&g);
-  SG_TEST_CUDA(cudaFree(dd));
-  SG_TEST_CUDA(cudaFree(b_scale));
-  SG_TEST_CUDA(cudaFree(a_scale));
-  SG_TEST_CUDA(cudaFree(db));
-  SG_TEST_CUDA(cudaFree(da));
+  SG_CHECK_CUDA(cudaFree(dd));
+  SG_CHECK_CUDA(cudaFree(b_scale));
+  SG_CHECK_CUDA(cudaFree(a_scale));
+  SG_CHECK_CUDA(cudaFree(db));
+  SG_CHECK_CUDA(cudaFree(da));
 }
 
 /* ref[r][o] = scale * sum_i x[r][i] w[o][i], the plans' Y = X W^T. */
