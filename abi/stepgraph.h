@@ -910,7 +910,7 @@ typedef struct sg_api {
    * post_optimizer_step, rng_end_step, rng_get/set_state, sync) returns
    * SG_ERR_NCCL naming that first failure; host-only entries (last_error,
    * get_stats, graph_info, dump_graph, rng_reserve, rng_device_state,
-   * invalidate) still answer, and session_destroy works. A timeout with
+   * invalidate, step_plan) still answer, and session_destroy works. A timeout with
    * SG_NCCL_TIMEOUT_RETURN changes nothing: sync may be called again. */
   sg_status (*sync)(sg_session *session, sg_stream stream,
                     uint32_t timeout_ms);
