@@ -33,6 +33,12 @@ static const sg_api api_table = {
     .graph_info = sg_graph_info_get,
     .dump_graph = sg_dump_graph,
     .sync = sg_sync,
+    .guard_begin = sg_guard_begin,
+    .guard_end = sg_guard_end,
+    .loop_begin = sg_loop_begin,
+    .loop_next = sg_loop_next,
+    .check_transposes = sg_check_transposes,
+    .transpose_report = sg_transpose_report_get,
 };
 
 /* Fails get_api with a reason in the thread's message and args->error. */
