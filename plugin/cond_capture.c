@@ -29,14 +29,23 @@ static enum cudaStreamCaptureMode mode_of(const sg_conds *c) {
   return (enum cudaStreamCaptureMode)c->mode;
 }
 
-/* Keeps the stream recording after a failure, in a throwaway capture. */
+/* Keeps the stream recording after a failure: an active segment goes on;
+ * an invalidated one (whose launches would fail in the host's hands) or
+ * none is replaced by a throwaway capture. */
 static void keep_recording(sg_session *s) {
   sg_conds *c = &s->conds;
   enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   (void)cudaGetLastError();
-  if (cudaStreamIsCapturing(capture_stream(s), &status) == cudaSuccess &&
-      status != cudaStreamCaptureStatusNone) {
+  (void)cudaStreamIsCapturing(capture_stream(s), &status);
+  if (status == cudaStreamCaptureStatusActive) {
     return;
+  }
+  if (status == cudaStreamCaptureStatusInvalidated) {
+    cudaGraph_t ended = NULL;
+    (void)cudaStreamEndCapture(capture_stream(s), &ended);
+    if (ended != NULL && c->seg == SG_SEG_JUNK) {
+      (void)cudaGraphDestroy(ended); /* bodies and outer: destroy_outer */
+    }
   }
   c->seg = cudaStreamBeginCapture(capture_stream(s), mode_of(c)) == cudaSuccess
                ? SG_SEG_JUNK
