@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "cond_step.h"
 
 /* The graph key of the training step (one shape, one key). */
 #define TR_KEY 1u
@@ -29,6 +30,7 @@ static void mark(timeline *tl, tr_trainer *t, step_kind kind) {
 
 static void eager_step(timeline *tl, tr_trainer *t) {
   mark(tl, t, KIND_EAGER);
+  tr_cond_eager_start(t, t->stream);
   tr_step_enqueue(t, t->stream);
 }
 
