@@ -745,7 +745,10 @@ typedef struct sg_api {
    *   enqueues *index = 0.
    *   Capturing: enqueues *index = 0 and the condition (*trip_count > 0),
    *   adds a WHILE node and makes the stream capture into its body; always
-   *   answers 1 (one iteration is recorded). */
+   *   answers 1 (one iteration is recorded).
+   * rng_reserve inside the body reserves once when captured but once per
+   * iteration eagerly: reserve the whole loop's counters before it and
+   * offset them by *index on the device. */
   sg_status (*loop_begin)(sg_session *session, sg_stream stream,
                           const int32_t *trip_count,
                           const uint32_t **index_out, uint32_t *again_out);

@@ -67,16 +67,16 @@ static void fail_call(sg_session *s, const char *call, cudaError_t err) {
   fail_capture(s, reason);
 }
 
-/* Ends the segment being recorded; *graph: the graph it recorded into. */
-static cudaError_t end_segment(sg_session *s, cudaGraph_t *graph) {
+/* Ends the segment being recorded. Only the first segment's graph is
+ * new (it becomes the session's: `outer`); later segments record into
+ * graphs the session already holds, whatever CUDA hands back for them. */
+static cudaError_t end_segment(sg_session *s) {
   sg_conds *c = &s->conds;
-  *graph = NULL;
-  cudaError_t err = cudaStreamEndCapture(capture_stream(s), graph);
-  if (err == cudaSuccess && *graph == NULL) {
-    err = cudaErrorStreamCaptureInvalidated;
-  }
+  cudaGraph_t graph = NULL;
+  cudaError_t err = cudaStreamEndCapture(capture_stream(s), &graph);
   if (err == cudaSuccess && c->seg == SG_SEG_FIRST) {
-    c->outer = *graph; /* CUDA's until now; the session's from here on */
+    c->outer = graph; /* CUDA's until now; the session's from here on */
+    err = graph != NULL ? cudaSuccess : cudaErrorStreamCaptureInvalidated;
   }
   c->seg = SG_SEG_NONE;
   return err;
@@ -156,11 +156,10 @@ static const char *split_at_node(sg_session *s, sg_region *r,
                                  cudaError_t *err) {
   cudaGraphNode_t *deps = NULL;
   size_t n = 0;
-  cudaGraph_t ended = NULL;
   const char *call = NULL;
   if ((*err = frontier(s, &deps, &n)) != cudaSuccess) {
     call = "cudaStreamGetCaptureInfo";
-  } else if ((*err = end_segment(s, &ended)) != cudaSuccess) {
+  } else if ((*err = end_segment(s)) != cudaSuccess) {
     call = "cudaStreamEndCapture (forked streams must be joined back "
            "before a region opens)";
   } else if ((*err = add_node(r, deps, n)) != cudaSuccess) {
@@ -289,7 +288,6 @@ void sg_cond_capture_close(sg_session *s) {
   if (c->failed) {
     return;
   }
-  cudaGraph_t ended = NULL;
   cudaError_t err = cudaSuccess;
   if (r->kind == SG_REGION_LOOP &&
       (err = sg_k_cond_loop_step(r->handle, sg_conds_word(c, r->word), r->trip,
@@ -297,7 +295,7 @@ void sg_cond_capture_close(sg_session *s) {
     fail_call(s, "the loop step kernel's launch", err);
     return;
   }
-  if ((err = end_segment(s, &ended)) != cudaSuccess) {
+  if ((err = end_segment(s)) != cudaSuccess) {
     fail_call(s, "cudaStreamEndCapture of the body (forked streams must be "
                  "joined back before the region closes)", err);
     return;
@@ -333,11 +331,10 @@ cudaError_t sg_cond_capture_finish(sg_session *s, cudaGraph_t *graph) {
   cudaError_t err = cudaStreamEndCapture(capture_stream(s), &ended);
   c->seg = SG_SEG_NONE;
   *graph = ended;
-  if (split) {
-    *graph = err == cudaSuccess && ended == c->outer ? c->outer : NULL;
+  if (split) { /* the last segment recorded into the outer graph */
+    *graph = err == cudaSuccess ? c->outer : NULL;
     if (*graph == NULL) {
       destroy_outer(c);
-      err = err != cudaSuccess ? err : cudaErrorStreamCaptureInvalidated;
     }
     c->outer = NULL; /* the caller's now */
   }
