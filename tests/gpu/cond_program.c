@@ -1,5 +1,7 @@
 #include "cond_program.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu_kernels.h"
@@ -195,6 +197,34 @@ void cp_close(cp_run *r) {
   SG_TEST_CUDA(cudaFree(r->log));
   SG_TEST_CUDA(cudaFree(r->count));
   SG_TEST_CUDA(cudaFree(r->values));
+}
+
+static void must(const cp_run *r, sg_status st, const char *call) {
+  if (st != SG_OK) {
+    fprintf(stderr, "%s: %s\n", call, r->api->status_string(st));
+    exit(1);
+  }
+}
+
+void cp_open_session(cp_run *r, const sg_api *api, uint32_t warmup) {
+  sg_session_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.struct_size = sizeof cfg;
+  cfg.warmup_steps = warmup;
+  cfg.rng_seed = 20240611;
+  sg_session *s = NULL;
+  cudaStream_t st;
+  r->api = api;
+  must(r, api->session_create(&cfg, &s), "session_create");
+  SG_TEST_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cp_open(r, api, s, st);
+  must(r, api->pre_capture(s, (sg_stream)st), "pre_capture");
+}
+
+void cp_close_session(cp_run *r) {
+  cp_close(r);
+  r->api->session_destroy(r->s);
+  SG_TEST_CUDA(cudaStreamDestroy(r->st));
 }
 
 sg_status cp_enqueue_values(cp_run *r, const cp_values *v) {

@@ -54,6 +54,12 @@ typedef struct cp_run {
 void cp_open(cp_run *r, const sg_api *api, sg_session *s, cudaStream_t st);
 void cp_close(cp_run *r);
 
+/* The same with a session of its own (the step driver warming up for
+ * `warmup` steps) on a stream of its own, pre_capture done; closing
+ * destroys both. Exits the program when the plugin refuses. */
+void cp_open_session(cp_run *r, const sg_api *api, uint32_t warmup);
+void cp_close_session(cp_run *r);
+
 /* Enqueues: the values, a zero count, then the program through the
  * plugin's entries on r->st (eager, or recorded while capturing). Returns
  * the first status an entry returned that was not SG_OK (SG_OK if none). */

@@ -22,21 +22,14 @@ typedef struct fixture {
 } fixture;
 
 static fixture open_fixture(uint32_t warmup) {
-  sg_session_config cfg = gt_config();
-  cfg.warmup_steps = warmup;
   fixture f;
-  f.s = gt_session(&cfg);
-  f.st = gt_stream(1);
-  cp_open(&f.run, gt_api, f.s, f.st);
-  GT_OK(f.s, gt_api->pre_capture(f.s, (sg_stream)f.st));
+  cp_open_session(&f.run, gt_api, warmup);
+  f.s = f.run.s;
+  f.st = f.run.st;
   return f;
 }
 
-static void close_fixture(fixture *f) {
-  cp_close(&f->run);
-  gt_api->session_destroy(f->s);
-  SG_TEST_CUDA(cudaStreamDestroy(f->st));
-}
+static void close_fixture(fixture *f) { cp_close_session(&f->run); }
 
 static void expect_trace(cp_run *r, cp_shape shape, const cp_values *v,
                          const char *how) {

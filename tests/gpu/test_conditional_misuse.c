@@ -21,25 +21,20 @@ typedef struct fixture {
 } fixture;
 
 static fixture open_fixture(uint32_t warmup) {
-  sg_session_config cfg = gt_config();
-  cfg.warmup_steps = warmup;
   fixture f;
-  f.s = gt_session(&cfg);
-  f.st = gt_stream(1);
+  cp_open_session(&f.run, gt_api, warmup);
+  f.s = f.run.s;
+  f.st = f.run.st;
   f.ca = gt_capture_args(1, f.st, SG_CAPTURE_THREAD_LOCAL);
   f.calls = 0;
-  cp_open(&f.run, gt_api, f.s, f.st);
   SG_TEST_CUDA(cudaMalloc((void **)&f.one, sizeof *f.one));
   SG_TEST_CUDA(tk_set_int(f.one, 1, f.st));
-  GT_OK(f.s, gt_api->pre_capture(f.s, (sg_stream)f.st));
   return f;
 }
 
 static void close_fixture(fixture *f) {
-  cp_close(&f->run);
   SG_TEST_CUDA(cudaFree(f->one));
-  gt_api->session_destroy(f->s);
-  SG_TEST_CUDA(cudaStreamDestroy(f->st));
+  cp_close_session(&f->run);
 }
 
 static void expect_trace(fixture *f, cp_shape shape, const char *how) {
