@@ -78,20 +78,29 @@ static void fill(xp *x, int *send, int *recv, int base) {
   XP_CUDA(x, cudaDeviceSynchronize());
 }
 
-void xp_nccl_guard(xp *x) {
-  nccl n;
-  memset(&n, 0, sizeof n);
-  if (!load(x, &n)) {
-    return;
+/* NCCL, a session, send/recv buffers and one device int; the collective
+ * warmed up eagerly (NCCL's rule before capture). 0: skipped (answered). */
+static int prepare(xp *x, nccl *n, int **send, int **recv, int **word) {
+  memset(n, 0, sizeof *n);
+  if (!load(x, n)) {
+    return 0;
   }
   xp_open(x, SG_LOG_WARN);
-  int *send = NULL, *recv = NULL, *flag = NULL;
-  XP_CUDA(x, cudaMalloc((void **)&send, COUNT * sizeof(int)));
-  XP_CUDA(x, cudaMalloc((void **)&recv, COUNT * sizeof(int)));
-  XP_CUDA(x, cudaMalloc((void **)&flag, sizeof(int)));
-  fill(x, send, recv, 0);
-  all_reduce(x, &n, send, recv, COUNT); /* warm up, eagerly */
+  XP_CUDA(x, cudaMalloc((void **)send, COUNT * sizeof(int)));
+  XP_CUDA(x, cudaMalloc((void **)recv, COUNT * sizeof(int)));
+  XP_CUDA(x, cudaMalloc((void **)word, sizeof(int)));
+  fill(x, *send, *recv, 0);
+  all_reduce(x, n, *send, *recv, COUNT);
   XP_CUDA(x, cudaStreamSynchronize(x->st));
+  return 1;
+}
+
+void xp_nccl_guard(xp *x) {
+  nccl n;
+  int *send = NULL, *recv = NULL, *flag = NULL;
+  if (!prepare(x, &n, &send, &recv, &flag)) {
+    return;
+  }
   sg_capture_args ca = xp_capture_args(x, 1);
   uint32_t run = 0;
   XP_SG(x, x->api->capture_begin(x->s, &ca));
@@ -123,18 +132,10 @@ void xp_nccl_guard(xp *x) {
 
 void xp_nccl_loop(xp *x) {
   nccl n;
-  memset(&n, 0, sizeof n);
-  if (!load(x, &n)) {
+  int *send = NULL, *recv = NULL, *trip = NULL;
+  if (!prepare(x, &n, &send, &recv, &trip)) {
     return;
   }
-  xp_open(x, SG_LOG_WARN);
-  int *send = NULL, *recv = NULL, *trip = NULL;
-  XP_CUDA(x, cudaMalloc((void **)&send, COUNT * sizeof(int)));
-  XP_CUDA(x, cudaMalloc((void **)&recv, COUNT * sizeof(int)));
-  XP_CUDA(x, cudaMalloc((void **)&trip, sizeof(int)));
-  fill(x, send, recv, 0);
-  all_reduce(x, &n, send, recv, 1);
-  XP_CUDA(x, cudaStreamSynchronize(x->st));
   sg_capture_args ca = xp_capture_args(x, 2);
   const uint32_t *index = NULL;
   uint32_t again = 0;
