@@ -3,8 +3,9 @@
  *  - --accumulate 4 eagerly, as a graph (the plugin's WHILE loop), through
  *    the driver and unrolled: bit-identical losses and final weights;
  *  - --accumulate-schedule changing N twice: graph == eager, one capture;
- *  - --skip-nonfinite with injected NaNs: eager == graph == driver, and the
- *    state digests show exactly the injected steps left it untouched;
+ *  - --skip-nonfinite with injected NaNs: eager == graph == driver == graph
+ *    under STEPGRAPH_DISABLE, and the state digests show exactly the
+ *    injected steps left it untouched;
  *  - the graph's node count does not grow with N through the loop, and
  *    does unrolled;
  *  - --check-transposes: in stale mode the detector names layer 0 at step
@@ -28,7 +29,7 @@ static const uint32_t faults[] = {3, 20, 21, 77};
 enum {
   ACC_EAGER, ACC_GRAPH, ACC_DRIVER, ACC_UNROLL,
   SCHED_EAGER, SCHED_GRAPH,
-  SKIP_EAGER, SKIP_GRAPH, SKIP_DRIVER,
+  SKIP_EAGER, SKIP_GRAPH, SKIP_DRIVER, SKIP_DISABLED,
   ACC2, ACC16, UNROLL2, UNROLL16,
   STALE, STALE_NO_WARMUP, GRAPH_CHECK, EAGER_CHECK, DRIVER_CHECK,
   RUNS
@@ -51,6 +52,8 @@ static const char *const run_args[RUNS][12] = {
                     "--inject-nonfinite", FAULTS, "--dump-digests", NULL},
     [SKIP_DRIVER] = {"--mode", "driver", "--skip-nonfinite",
                      "--inject-nonfinite", FAULTS, "--dump-digests", NULL},
+    [SKIP_DISABLED] = {"--mode", "graph", "--skip-nonfinite",
+                       "--inject-nonfinite", FAULTS, "--dump-digests", NULL},
     [ACC2] = {"--mode", "graph", "--accumulate", "2"},
     [ACC16] = {"--mode", "graph", "--accumulate", "16"},
     [UNROLL2] = {"--mode", "graph", "--accumulate", "2", "--unroll"},
@@ -61,6 +64,11 @@ static const char *const run_args[RUNS][12] = {
     [GRAPH_CHECK] = {"--mode", "graph", "--check-transposes"},
     [EAGER_CHECK] = {"--mode", "eager", "--check-transposes"},
     [DRIVER_CHECK] = {"--mode", "driver", "--check-transposes"},
+};
+
+/* The environment a run adds (graphs off: the fallback path). */
+static const char *const run_env[RUNS] = {
+    [SKIP_DISABLED] = "STEPGRAPH_DISABLE=1",
 };
 
 typedef struct cond_run {
@@ -100,7 +108,7 @@ static const cond_run *get(int i) {
     args[n++] = digests;
   }
   args[n] = NULL;
-  trainer_result t = run_trainer(dir, args, NULL);
+  trainer_result t = run_trainer(dir, args, run_env[i]);
   ck_assert_msg(t.exited && t.code == 0,
                 "fp8_trainer run %d: %s %d\nstdout:\n%s\nstderr:\n%s", i,
                 t.exited ? "exit" : "signal", t.code, t.out, t.err);
@@ -188,6 +196,8 @@ static bool is_fault(size_t step) {
 START_TEST(skipped_steps_leave_the_state_untouched_in_every_mode) {
   expect_identical(SKIP_EAGER, SKIP_GRAPH);
   expect_identical(SKIP_EAGER, SKIP_DRIVER);
+  expect_identical(SKIP_EAGER, SKIP_DISABLED);
+  expect_said(SKIP_DISABLED, "graphs not used");
   const cond_run *r = get(SKIP_EAGER);
   ck_assert_uint_eq(r->digest_count, 2 * r->steps);
   for (size_t k = 0; k < r->steps; k++) {
