@@ -9,6 +9,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "conds.h"
+#include "detector.h"
 #include "error.h"
 #include "graphs.h"
 #include "registry.h"
@@ -40,6 +42,8 @@ struct sg_session {
   sg_statics statics;
   sg_rng rng;
   sg_graphs graphs;
+  sg_conds conds;       /* guards and loops */
+  sg_detector detector; /* the stale-transpose detector */
   sg_stats stats;
 };
 

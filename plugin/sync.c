@@ -1,5 +1,5 @@
 /* sync: a bounded wait for a stream (NCCL error polling joins it with
- * multi-GPU sessions). */
+ * multi-GPU sessions), then the stale-transpose detector's findings. */
 #include <time.h>
 
 #include "args.h"
@@ -38,6 +38,10 @@ sg_status sg_sync(sg_session *s, sg_stream stream, uint32_t timeout_ms) {
   }
   if (st == SG_OK) {
     st = wait_stream(s, stream, timeout_ms);
+  }
+  if (st == SG_OK && s->detector.enabled) { /* the stream is idle: cheap */
+    st = sg_detector_read(&s->detector, (cudaStream_t)stream, s->fp8.params,
+                          s->fp8.count, NULL, 0);
   }
   return sg_leave(&c, st);
 }

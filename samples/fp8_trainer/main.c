@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "checks.h"
+#include "cond_step.h"
 #include "options.h"
 #include "plugin_host.h"
 #include "report.h"
@@ -59,6 +60,7 @@ static int train(const tr_plugin *p, const tr_options *o) {
   if (o->dump_weights != NULL) {
     tr_dump_weights(o->dump_weights, &t);
   }
+  tr_cond_report(&t);
   tr_run_free(&r);
   tr_trainer_destroy(&t);
   /* Stale mode exists to show the failure: its failed check is expected. */

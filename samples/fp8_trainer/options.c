@@ -41,11 +41,13 @@ static void usage(FILE *to) {
     "                     else the one in this build's plugin folder)\n"
     "  --dump-losses F    write every step's loss (float32, raw) to F\n"
     "  --dump-weights F   write the final FP32 master weights (raw) to F\n"
-    "  --bench            eager and graph runs plus the empty-kernel ceiling\n"
-    "exit status: 0 ok, 1 a call failed, 2 no usable GPU, 3 loss check\n"
-    "failed, 64 bad command line\n",
+    "  --bench            eager and graph runs plus the empty-kernel ceiling\n",
     TR_DEFAULT_STEPS, TR_DEFAULT_WARMUP, TR_DEFAULT_PRINT_EVERY,
     TR_DEFAULT_LAYERS, TR_DEFAULT_HIDDEN, TR_DEFAULT_BATCH, TR_DEFAULT_SEED);
+  tr_cond_usage(to);
+  fprintf(to,
+    "exit status: 0 ok, 1 a call failed, 2 no usable GPU, 3 loss check\n"
+    "failed, 64 bad command line\n");
 }
 
 /* Says what was wrong, then how to call the program. */
@@ -126,6 +128,7 @@ static const struct option long_options[] = {
   {"dump-losses", required_argument, NULL, OPT_LOSSES},
   {"dump-weights", required_argument, NULL, OPT_WEIGHTS},
   {"bench", no_argument, NULL, OPT_BENCH},
+  TR_COND_LONG_OPTIONS,
   {"help", no_argument, NULL, OPT_HELP},
   {NULL, 0, NULL, 0}};
 
@@ -147,7 +150,12 @@ static bool apply(int opt, const char *arg, tr_options *o) {
     case OPT_LOSSES: o->dump_losses = arg; return true;
     case OPT_WEIGHTS: o->dump_weights = arg; return true;
     case OPT_BENCH: o->bench = true; return true;
-    default: usage(stderr); return false; /* getopt printed why */
+    default:
+      if (opt >= TR_OPT_ACCUMULATE && tr_cond_apply(opt, arg, &o->cond)) {
+        return true;
+      }
+      usage(stderr); /* getopt or tr_cond_apply printed why */
+      return false;
   }
 }
 
@@ -182,6 +190,10 @@ bool tr_parse_options(int argc, char **argv, tr_options *o) {
   if (o->mode != TR_MODE_EAGER && o->steps <= o->warmup) {
     return fail("--steps must exceed --warmup in %s mode",
                 tr_mode_name(o->mode));
+  }
+  if (!tr_cond_check(&o->cond)) {
+    usage(stderr);
+    return false;
   }
   return true;
 }

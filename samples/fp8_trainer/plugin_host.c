@@ -80,11 +80,12 @@ bool tr_plugin_load(tr_plugin *p, const char *explicit_path) {
 }
 
 sg_session *tr_session_create(const tr_plugin *p, uint64_t seed,
-                              uint32_t warmup) {
+                              uint32_t warmup, uint32_t flags) {
   sg_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.struct_size = sizeof cfg;
   cfg.device = 0;
+  cfg.flags = flags;
   cfg.warmup_steps = warmup;
   cfg.rng_seed = seed;
   cfg.log_level = SG_LOG_WARN;

@@ -22,8 +22,9 @@ typedef struct tr_plugin {
 bool tr_plugin_load(tr_plugin *p, const char *explicit_path);
 
 /* A session on device 0 whose RNG starts from `seed`; the step driver warms
- * up for `warmup` eager steps. Exits on failure with the plugin's detail. */
+ * up for `warmup` eager steps; `flags`: sg_session_flag bits. Exits on
+ * failure with the plugin's detail. */
 sg_session *tr_session_create(const tr_plugin *p, uint64_t seed,
-                              uint32_t warmup);
+                              uint32_t warmup, uint32_t flags);
 
 #endif

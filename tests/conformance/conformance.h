@@ -46,5 +46,6 @@ Suite *static_sources_suite(void);
 Suite *step_plan_suite(void);
 Suite *rng_validation_suite(void);
 Suite *hardening_suite(void);
+Suite *conditional_suite(void);
 
 #endif

@@ -75,6 +75,7 @@ int main(void) {
                            session_suite(),     fp8_registry_suite(),
                            environment_suite(), streams_suite(),
                            static_sources_suite(), step_plan_suite(),
-                           rng_validation_suite(), hardening_suite()};
+                           rng_validation_suite(), hardening_suite(),
+                           conditional_suite()};
   return sg_run_suites(suites, sizeof suites / sizeof *suites, CK_FORK_GETENV);
 }
