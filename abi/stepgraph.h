@@ -142,7 +142,17 @@ enum sg_session_flag {
    * state transition work; anything that needs the GPU returns
    * SG_ERR_NO_DEVICE. For checking a configuration on a machine without a
    * GPU, and for the conformance suite. */
-  SG_SESSION_VALIDATION_ONLY = 1u << 0
+  SG_SESSION_VALIDATION_ONLY = 1u << 0,
+  /* (ABI 1.1) Debug: the stale-transpose detector, also switched on by
+   * STEPGRAPH_CHECK_TRANSPOSES=1 in the environment at session_create. At
+   * the start of every step the plugin captures (capture_begin) or runs
+   * (the step driver), and wherever the host calls check_transposes, one
+   * kernel compares every registered parameter's Wt with transpose(W) byte
+   * for byte and counts the mismatching bytes per parameter in device
+   * memory. transpose_report, sync and get_stats say which parameter went
+   * stale first, in which group, at which check. It costs one read of every
+   * W and Wt per step, in the graph (replay itself does nothing more). */
+  SG_SESSION_CHECK_TRANSPOSES = 1u << 1
 };
 
 /* sg_session_config.capture_mode and sg_capture_args.capture_mode. The
@@ -570,8 +580,26 @@ typedef struct sg_stats {
   uint64_t static_buffers;    /* registered static buffers */
   double capture_ms;          /* total time inside capture_begin..end */
   double instantiate_ms;      /* total time instantiating and updating */
+  /* ABI 1.1: conditional regions (guard_begin, loop_begin). */
+  uint64_t guards;            /* guards opened, eager or captured */
+  uint64_t guards_skipped;    /* eager guards whose flag said skip */
+  uint64_t loops;             /* loops opened, eager or captured */
+  uint64_t conditional_nodes; /* IF and WHILE nodes over live graphs now */
+  /* ABI 1.1: the stale-transpose detector, as of the last sync or
+   * transpose_report that read it (get_stats itself reads no device
+   * memory); all 0 / none while the detector is off. */
+  uint64_t transpose_checks;  /* checks run */
+  uint64_t stale_params;      /* parameters found stale in some check */
+  uint64_t first_stale_check; /* the check (0-based) that first found one;
+                                 UINT64_MAX: none */
+  uint32_t first_stale_param; /* its index (registration order), lowest
+                                 among those stale at that check;
+                                 UINT32_MAX: none */
+  uint32_t first_stale_group; /* its group; UINT32_MAX: none */
 } sg_stats;
 #define SG_V1_0_SIZE_sg_stats SG_STRUCT_SIZE_THROUGH(sg_stats, instantiate_ms)
+#define SG_V1_1_SIZE_sg_stats \
+  SG_STRUCT_SIZE_THROUGH(sg_stats, first_stale_group)
 
 /* One key's graph (graph_info). */
 typedef struct sg_graph_info {
@@ -582,9 +610,39 @@ typedef struct sg_graph_info {
   uint32_t eager_only;  /* out: 1 after a failed capture or when graphs
                            are disabled (then nodes is 0) */
   uint32_t reserved0;
+  uint64_t conditional_nodes; /* out (ABI 1.1): its IF and WHILE nodes
+                                 (guards and loops); `nodes` counts their
+                                 bodies' nodes once each */
 } sg_graph_info;
 #define SG_V1_0_SIZE_sg_graph_info \
   SG_STRUCT_SIZE_THROUGH(sg_graph_info, reserved0)
+#define SG_V1_1_SIZE_sg_graph_info \
+  SG_STRUCT_SIZE_THROUGH(sg_graph_info, conditional_nodes)
+
+/* (ABI 1.1) transpose_report: the stale-transpose detector's findings. */
+typedef struct sg_transpose_report {
+  size_t struct_size;
+  uint32_t enabled;           /* out: 1 when the session's detector is on */
+  uint32_t stale_params;      /* out: parameters found stale in some check */
+  uint64_t checks;            /* out: checks run so far */
+  uint64_t first_stale_check; /* out: the check (0-based: with one check a
+                                 step, the step) that first found a stale
+                                 parameter; UINT64_MAX: none */
+  uint32_t first_stale_param; /* out: its index in registration order (the
+                                 lowest of those stale at that check);
+                                 UINT32_MAX: none */
+  uint32_t first_stale_group; /* out: its group; UINT32_MAX: none */
+  /* in: optional host array of mismatch_capacity counters (borrowed for
+   * the call), or NULL. out: mismatches[i] = bytes of parameter i's Wt
+   * that differed from transpose(W), summed over all checks, for i below
+   * both mismatch_capacity and the registered count. */
+  uint64_t *mismatches;
+  uint32_t mismatch_capacity; /* in: elements of mismatches */
+  uint32_t reserved0;         /* in: must be 0 */
+} sg_transpose_report;
+/* New in 1.1: its smallest struct_size is its 1.1 size. */
+#define SG_V1_1_SIZE_sg_transpose_report \
+  SG_STRUCT_SIZE_THROUGH(sg_transpose_report, reserved0)
 
 /* sg_get_api_v1's arguments. */
 typedef struct sg_get_api_args {
@@ -719,8 +777,11 @@ typedef struct sg_api {
    * execute. Returns SG_RUN_EAGERLY when graphs are disabled
    * (STEPGRAPH_DISABLE=1 when the session was created) or the key is
    * eager-only after a failed capture: the host then runs the step itself.
-   * SG_ERR_INVALID_STATE when the stream is already capturing,
-   * SG_ERR_INVALID_ARGUMENT when it belongs to another device. One capture
+   * SG_ERR_INVALID_STATE when the stream is already capturing, or (ABI
+   * 1.1) when a guard or loop opened eagerly is still open (they are
+   * closed), SG_ERR_INVALID_ARGUMENT when it belongs to another device.
+   * With the stale-transpose detector on, the check is the capture's first
+   * node. One capture
    * per session at a time; capture_end must come from the same thread
    * unless the mode is relaxed. */
   sg_status (*capture_begin)(sg_session *session, const sg_capture_args *args);
@@ -830,12 +891,15 @@ typedef struct sg_api {
    * args->outcome_out says what happened (written on SG_OK only);
    * ctx->step_index counts the key's successful driver calls (and its
    * step_plan calls). Static sources (ABI 1.1) are copied first, in every
-   * phase (see sg_step_args). With a communicator (ABI 1.1) the capture
-   * ends with capture_end's agreement: when another rank failed, this call
-   * runs fn eagerly (SG_STEP_EAGER) as after its own failure; if fn fails
-   * while being captured, this rank still takes part in the agreement, as
-   * a failure. SG_ERR_TIMEOUT and SG_ERR_NCCL from the agreement are
-   * returned (the step did not run). */
+   * phase (see sg_step_args). (ABI 1.1) With the stale-transpose detector
+   * on, each step begins with the check, eager or captured. fn may use
+   * guards and loops; one it leaves open fails the call with
+   * SG_ERR_INVALID_STATE (and is closed). With a communicator (ABI 1.1)
+   * the capture ends with capture_end's agreement: when another rank
+   * failed, this call runs fn eagerly (SG_STEP_EAGER) as after its own
+   * failure; if fn fails while being captured, this rank still takes part
+   * in the agreement, as a failure. SG_ERR_TIMEOUT and SG_ERR_NCCL from
+   * the agreement are returned (the step did not run). */
   sg_status (*step)(sg_session *session, sg_step_args *args);
 
   /* --- Graph-safe RNG -------------------------------------------------- */
@@ -899,7 +963,9 @@ typedef struct sg_api {
 
   /* Waits until the work enqueued on `stream` completes or timeout_ms
    * passes (SG_ERR_TIMEOUT; 0 polls once), by polling, so that a hung
-   * collective cannot block the host forever. Not capture-safe.
+   * collective cannot block the host forever. With the stale-transpose
+   * detector on (ABI 1.1), a wait that completes also reads the detector's
+   * findings (see transpose_report). Not capture-safe.
    * With a communicator (ABI 1.1) every poll also asks comm_get_async_error:
    * an error returns SG_ERR_NCCL with NCCL's name and text for it. A
    * timeout with config.nccl_on_timeout SG_NCCL_TIMEOUT_ABORT calls
@@ -910,8 +976,9 @@ typedef struct sg_api {
    * post_optimizer_step, rng_end_step, rng_get/set_state, sync) returns
    * SG_ERR_NCCL naming that first failure; host-only entries (last_error,
    * get_stats, graph_info, dump_graph, rng_reserve, rng_device_state,
-   * invalidate, step_plan) still answer, and session_destroy works. A timeout with
-   * SG_NCCL_TIMEOUT_RETURN changes nothing: sync may be called again. */
+   * invalidate, step_plan) still answer, and session_destroy works. A
+   * timeout with SG_NCCL_TIMEOUT_RETURN changes nothing: sync may be
+   * called again. */
   sg_status (*sync)(sg_session *session, sg_stream stream,
                     uint32_t timeout_ms);
 
@@ -932,9 +999,129 @@ typedef struct sg_api {
    * not NULL. A host checks api->struct_size covers this entry before
    * calling it (a 1.0 plugin has none). */
   sg_status (*step_plan)(sg_session *session, sg_step_plan *plan);
+
+  /* --- Conditional regions (ABI 1.1) ----------------------------------- */
+
+  /* A guard and a loop bracket a region of the host's step. In a capture
+   * the region becomes the body of a conditional node (IF for a guard,
+   * WHILE for a loop), decided on the device at every replay from a device
+   * int32 the host's own kernels compute, with no host synchronisation.
+   * Eagerly (warm-up, STEPGRAPH_DISABLE, an eager-only key) the plugin
+   * reads that int32 and tells the host what to do, so ONE host code path
+   * serves both:
+   *
+   *   uint32_t run;
+   *   api->guard_begin(s, stream, all_finite, &run);
+   *   if (run) { optimizer_step(stream); api->post_optimizer_step(...); }
+   *   api->guard_end(s, stream);
+   *
+   *   const uint32_t *mb;
+   *   uint32_t again;
+   *   for (api->loop_begin(s, stream, n_microbatches, &mb, &again); again;
+   *        api->loop_next(s, stream, &again))
+   *     microbatch(stream, mb); // its kernels read *mb: 0, 1, ..., n-1
+   *
+   * Which way an entry works is decided by `stream`: while the session
+   * captures (capture_begin, or the step driver capturing), it must be the
+   * capture stream, and the region is captured; while the session does not
+   * capture, the stream must not be capturing either (SG_ERR_INVALID_STATE
+   * for a capture the host began itself, e.g. torch.cuda.graph: the plugin
+   * can add conditional nodes only to its own captures; the stream is left
+   * as it was), and the region runs eagerly.
+   *
+   * Captured regions: capture_end then holds, besides what the host
+   * enqueued, one one-thread kernel per guard (it sets the condition) and
+   * two per loop, plus one conditional node each; the graph's size does
+   * not depend on the trip count, which may change between replays with
+   * no re-capture. CUDA allows only kernels, memsets, memcpys, child graphs
+   * and conditional nodes in a body: an allocation (cudaMallocAsync), a
+   * host function, an event wait on another capture, or a collective that
+   * captures as one of those, inside a region makes the capture fail (the
+   * detail names the node type) and the key run eagerly. Streams forked
+   * from the capture stream must be joined back before each region entry
+   * (as before capture_end). Capture-safe in the plugin's own captures.
+   *
+   * Regions nest, guards and loops in any order, up to 8 deep
+   * (SG_ERR_CAPACITY beyond); each must be closed by the same kind of
+   * entry on the same stream (SG_ERR_INVALID_STATE otherwise, the stream
+   * left as it was). capture_end with a region still open discards the
+   * capture (SG_ERR_INVALID_STATE; the key keeps its previous graph);
+   * capture_begin with an eager region still open refuses
+   * (SG_ERR_INVALID_STATE) and closes the regions. Regions belong to the
+   * session: open and close them from one thread, in one stream's order.
+   * In a validation-only session the begin entries check their arguments
+   * and return SG_ERR_NO_DEVICE. */
+
+  /* Opens a guard. flag: device int32, required; kept by the graph that
+   * captures it (keep it at that address while the graph lives). The body
+   * runs when *flag != 0 at that point of the stream's work.
+   * run_body_out: out, required: 1 = enqueue the body now, 0 = skip it;
+   * call guard_end either way.
+   *   Eagerly: waits for `stream` (a synchronisation: everything enqueued on
+   *   it completes) and reads *flag.
+   *   Capturing: enqueues the condition kernel, adds an IF node and makes
+   *   the stream capture into its body; always answers 1 (the body is
+   *   recorded and runs at replay when *flag != 0). */
+  sg_status (*guard_begin)(sg_session *session, sg_stream stream,
+                           const int32_t *flag, uint32_t *run_body_out);
+
+  /* Closes the innermost region, which must be a guard opened on `stream`.
+   * Eagerly: enqueues nothing. Capturing: ends the body; what the host
+   * enqueues next runs after the IF node. */
+  sg_status (*guard_end)(sg_session *session, sg_stream stream);
+
+  /* Opens a loop. trip_count: device int32, required, kept as flag is; the
+   * body runs max(0, *trip_count) times, the count read when the loop is
+   * reached (it must not change during the loop). *index_out: out,
+   * required: a device uint32 the plugin owns, valid until session_destroy
+   * (use the pointer each call returns: a captured loop gets its own),
+   * holding the iteration number 0, 1, ... while the body runs and the
+   * trip count after the loop. *again_out: out, required: 1 = enqueue the
+   * body now, then call loop_next; 0 = the loop is over (eagerly, for a
+   * trip count <= 0; loop_next must not be called then).
+   *   Eagerly: waits for `stream` (a synchronisation), reads *trip_count,
+   *   enqueues *index = 0.
+   *   Capturing: enqueues *index = 0 and the condition (*trip_count > 0),
+   *   adds a WHILE node and makes the stream capture into its body; always
+   *   answers 1 (one iteration is recorded).
+   * rng_reserve inside the body reserves once when captured but once per
+   * iteration eagerly: reserve the whole loop's counters before it and
+   * offset them by *index on the device. */
+  sg_status (*loop_begin)(sg_session *session, sg_stream stream,
+                          const int32_t *trip_count,
+                          const uint32_t **index_out, uint32_t *again_out);
+
+  /* Ends one iteration of the innermost region, which must be a loop
+   * opened on `stream`: enqueues *index += 1. *again_out: out, required:
+   * 1 = enqueue the body again, then call loop_next again; 0 = the loop is
+   * closed. Eagerly: 1 until the trip count read by loop_begin is reached.
+   * Capturing: also enqueues the condition (*index < *trip_count), ends
+   * the body, and answers 0. */
+  sg_status (*loop_next)(sg_session *session, sg_stream stream,
+                         uint32_t *again_out);
+
+  /* --- Stale-transpose detector (ABI 1.1) -------------------------------- */
+
+  /* Enqueues one check of every registered parameter's Wt against
+   * transpose(W) on `stream` (see SG_SESSION_CHECK_TRANSPOSES): call it at
+   * the start of each step the host runs eagerly by itself. capture_begin
+   * and the step driver check at the start of every step they capture or
+   * run, so a host that uses those need not call it inside them.
+   * Capture-safe; no synchronisation, no allocation. With the detector off
+   * (or no parameter registered) it does nothing and returns SG_OK. */
+  sg_status (*check_transposes)(sg_session *session, sg_stream stream);
+
+  /* Waits for `stream` (not capture-safe; checks enqueued on other streams
+   * must be ordered before it) and fills *out (not NULL; struct_size at
+   * least its first version's) with the detector's findings so far, which
+   * get_stats then also reports. With the detector off: enabled 0, counts
+   * 0, firsts none, SG_OK. sync reads the same findings after its wait and
+   * logs the first stale parameter once (warning level). */
+  sg_status (*transpose_report)(sg_session *session, sg_stream stream,
+                                sg_transpose_report *out);
 } sg_api;
 #define SG_V1_0_SIZE_sg_api SG_STRUCT_SIZE_THROUGH(sg_api, sync)
-#define SG_V1_1_SIZE_sg_api SG_STRUCT_SIZE_THROUGH(sg_api, step_plan)
+#define SG_V1_1_SIZE_sg_api SG_STRUCT_SIZE_THROUGH(sg_api, transpose_report)
 
 /* ------------------------------------------------------------------------ */
 /* The one exported symbol                                                   */

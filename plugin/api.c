@@ -34,6 +34,12 @@ static const sg_api api_table = {
     .dump_graph = sg_dump_graph,
     .sync = sg_sync,
     .step_plan = sg_step_plan_get,
+    .guard_begin = sg_guard_begin,
+    .guard_end = sg_guard_end,
+    .loop_begin = sg_loop_begin,
+    .loop_next = sg_loop_next,
+    .check_transposes = sg_check_transposes,
+    .transpose_report = sg_transpose_report_get,
 };
 
 /* Fails get_api with a reason in the thread's message and args->error. */

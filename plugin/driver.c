@@ -1,6 +1,7 @@
 /* step: the step driver (warm-up, capture, replay, eager fallback); and
  * step_plan, its decision for hosts on the manual path. */
 #include "args.h"
+#include "cond.h"
 #include "engine.h"
 #include "entries.h"
 #include "entry.h"
@@ -16,13 +17,27 @@ static sg_status run_fn(sg_session *s, const sg_step_args *in,
   return in->fn(in->user, in->stream, &ctx);
 }
 
+/* An eager step: the stale-transpose check (a captured one has it from
+ * sg_engine_begin), the callback, and no region left open by it. */
+static sg_status run_eager_fn(sg_session *s, const sg_step_args *in,
+                              const sg_graph *e, uint32_t phase) {
+  sg_status st = sg_detector_check(&s->detector, s->fp8.device_table,
+                                   s->fp8.params, s->fp8.count, s->sm_count,
+                                   (cudaStream_t)in->stream);
+  if (st == SG_OK) {
+    st = run_fn(s, in, e, phase);
+  }
+  const sg_status left = sg_cond_require_closed(s, "the step callback");
+  return st != SG_OK ? st : left;
+}
+
 /* Graphs are off for the key: the callback runs eagerly; the reason is
  * logged once. */
 static sg_status eager_step(sg_session *s, const sg_step_args *in,
                             sg_graph *e, uint32_t *outcome) {
   sg_engine_note_eager(s, e);
   *outcome = SG_STEP_EAGER;
-  return run_fn(s, in, e, SG_PHASE_EAGER);
+  return run_eager_fn(s, in, e, SG_PHASE_EAGER);
 }
 
 /* Captures the callback (after pre_capture when the session is not READY)
@@ -43,7 +58,7 @@ static sg_status capture_step(sg_session *s, const sg_step_args *in,
   sg_status fn_st = run_fn(s, in, e, SG_PHASE_CAPTURE);
   if (fn_st != SG_OK) {
     bool invalidated = false;
-    st = sg_engine_abandon(s, &invalidated);
+    st = sg_engine_abandon(s, true, &invalidated);
     /* An invalidated capture explains the callback's error: fall back. */
     return st != SG_OK     ? st
            : invalidated ? eager_step(s, in, e, outcome)
@@ -55,7 +70,7 @@ static sg_status capture_step(sg_session *s, const sg_step_args *in,
   }
   if (st == SG_RUN_EAGERLY) { /* another rank failed; counted and logged */
     *outcome = SG_STEP_EAGER;
-    return run_fn(s, in, e, SG_PHASE_EAGER);
+    return run_eager_fn(s, in, e, SG_PHASE_EAGER);
   }
   if (st == SG_OK) {
     st = sg_engine_launch(s, e, in->stream);
@@ -90,7 +105,7 @@ static sg_status drive(sg_session *s, const sg_step_args *in,
       break;
     case SG_ACTION_WARMUP:
       *outcome = SG_STEP_WARMUP;
-      st = run_fn(s, in, e, SG_PHASE_WARMUP);
+      st = run_eager_fn(s, in, e, SG_PHASE_WARMUP);
       break;
     case SG_ACTION_REPLAY:
       *outcome = SG_STEP_REPLAYED;

@@ -9,6 +9,7 @@
 
 #include "agreement.h"
 #include "clock.h"
+#include "cond.h"
 #include "cuda_check.h"
 #include "dot.h"
 #include "graph_walk.h"
@@ -55,6 +56,19 @@ sg_status sg_engine_check_stream(sg_session *s, sg_stream stream,
   return st;
 }
 
+/* With the stale-transpose detector on, a captured step starts with the
+ * check. A launch that fails fails the capture (reported at its end). */
+static void check_at_start(sg_session *s, sg_stream stream) {
+  sg_status st = sg_detector_check(&s->detector, s->fp8.device_table,
+                                   s->fp8.params, s->fp8.count, s->sm_count,
+                                   (cudaStream_t)stream);
+  if (st != SG_OK) {
+    char detail[SG_ERROR_CAPACITY];
+    (void)sg_error_copy(&s->diag, detail, sizeof detail, NULL);
+    sg_conds_fail(&s->conds, detail);
+  }
+}
+
 sg_status sg_engine_begin(sg_session *s, uint64_t key, sg_stream stream,
                           uint32_t mode, sg_graph **entry_out) {
   sg_graphs *g = &s->graphs;
@@ -68,7 +82,11 @@ sg_status sg_engine_begin(sg_session *s, uint64_t key, sg_stream stream,
   if (e->eager_only) {
     return sg_engine_answer_eager(s, e);
   }
-  st = sg_engine_check_stream(s, stream, "args->stream");
+  st = sg_cond_require_closed(s, "guard_begin/loop_begin (eagerly, before "
+                                 "this capture)");
+  if (st == SG_OK) {
+    st = sg_engine_check_stream(s, stream, "args->stream");
+  }
   const double start = sg_now_ms();
   if (st == SG_OK) {
     st = SG_CUDA(&s->diag, cudaStreamBeginCapture((cudaStream_t)stream,
@@ -83,6 +101,8 @@ sg_status sg_engine_begin(sg_session *s, uint64_t key, sg_stream stream,
     g->capture_start_ms = start;
     g->rng_offset_at_begin = s->rng.step_offset;
     g->capture_range = sg_nvtx_start("stepgraph:capture", key);
+    sg_cond_capture_begin(s, (int)cuda_mode(mode));
+    check_at_start(s, stream);
   }
   return st;
 }
@@ -120,56 +140,71 @@ static const char *capture_error_cause(cudaError_t err) {
   }
 }
 
-/* Ends the capture in progress in every case and puts the session back in
- * READY. Returns EndCapture's result and graph (NULL on failure). */
-static cudaError_t close_capture(sg_session *s, cudaGraph_t *graph) {
+/* A capture is over, whatever came of it: the session is READY again. */
+static void capture_over(sg_session *s) {
   sg_graphs *g = &s->graphs;
-  *graph = NULL;
-  cudaError_t err =
-      cudaStreamEndCapture((cudaStream_t)g->capturing_stream, graph);
   s->stats.capture_ms += sg_now_ms() - g->capture_start_ms;
   nvtxRangeEnd((nvtxRangeId_t)g->capture_range);
   s->state = SG_STATE_READY;
   g->capturing = NULL;
+}
+
+/* Throws the capture in progress away: nothing of it survives (its
+ * regions' bodies and index words included), the stream is usable, and
+ * the step's RNG reservations, which never ran, are rolled back (the eager
+ * rerun reserves the same offsets again). The device is current. */
+static cudaError_t discard(sg_session *s) {
+  const cudaError_t err = sg_cond_capture_discard(s);
+  (void)cudaGetLastError();
+  s->rng.step_offset = s->graphs.rng_offset_at_begin;
+  capture_over(s);
   return err;
 }
 
-/* After a failed capture: nothing of it may survive, and the stream must be
- * usable. The device is current. */
-static void discard_capture(sg_session *s, cudaGraph_t graph) {
-  if (graph != NULL) {
-    (void)cudaGraphDestroy(graph);
-  }
-  (void)cudaGetLastError();
-  enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  cudaStream_t stream = (cudaStream_t)s->graphs.capturing_stream;
-  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess &&
-      status != cudaStreamCaptureStatusNone) {
-    cudaGraph_t rest = NULL;
-    (void)cudaStreamEndCapture(stream, &rest);
-    if (rest != NULL) {
-      (void)cudaGraphDestroy(rest);
-    }
-  }
-  (void)cudaGetLastError();
-  /* The failed step's reservations never ran: the eager rerun reserves the
-   * same offsets again. */
-  s->rng.step_offset = s->graphs.rng_offset_at_begin;
-}
-
-static sg_status capture_failed(sg_session *s, sg_graph *e, cudaGraph_t graph,
-                                cudaError_t err) {
-  discard_capture(s, graph);
+/* The key's capture failed, e->reason saying why: it runs eagerly now. */
+static sg_status key_fails(sg_session *s, sg_graph *e) {
   s->stats.capture_failures++;
-  sg_graph_make_eager(e, "capture of key %llu failed with %s: %s",
-                      (unsigned long long)e->key,
-                      err == cudaSuccess ? "no graph" : cudaGetErrorName(err),
-                      capture_error_cause(err));
   e->eager_logged = true; /* sg_fail logs it now */
   return sg_fail(&s->diag, SG_ERR_CAPTURE_FAILED,
                  "%s. The key now runs eagerly (invalidate lets it capture "
                  "again)",
                  e->reason);
+}
+
+static sg_status capture_failed(sg_session *s, sg_graph *e, cudaError_t err) {
+  discard(s);
+  sg_graph_make_eager(e, "capture of key %llu failed with %s: %s",
+                      (unsigned long long)e->key,
+                      err == cudaSuccess ? "no graph" : cudaGetErrorName(err),
+                      capture_error_cause(err));
+  return key_fails(s, e);
+}
+
+/* A guard or loop of the capture failed (its entry said so in the log). */
+static sg_status region_failed(sg_session *s, sg_graph *e) {
+  char reason[SG_COND_REASON_CAPACITY];
+  snprintf(reason, sizeof reason, "%s", s->conds.reason);
+  discard(s);
+  sg_graph_make_eager(e, "capture of key %llu failed: %s",
+                      (unsigned long long)e->key, reason);
+  return key_fails(s, e);
+}
+
+/* capture_end with a region still open: a bug of the host's step, not of
+ * the capture; the key keeps what it had. */
+static sg_status unbalanced(sg_session *s) {
+  const sg_region *top = sg_conds_top(&s->conds);
+  const uint32_t open = s->conds.depth;
+  const bool guard = top->kind == SG_REGION_GUARD;
+  const uint64_t key = s->graphs.capturing_key;
+  discard(s);
+  return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
+                 "%u region(s) still open at the end of the capture (the "
+                 "innermost a %s: close it with %s); the capture is "
+                 "discarded and key %llu keeps its previous graph",
+                 open, guard ? "guard" : "loop",
+                 guard ? "guard_end" : "loop_next until it answers 0",
+                 (unsigned long long)key);
 }
 
 /* Applies the new graph to the key's executable when CUDA accepts the
@@ -225,13 +260,33 @@ static void dump_capture(sg_session *s, const sg_graph *e) {
   }
 }
 
+/* CUDA would not instantiate a graph with conditional nodes: the likely
+ * cause is what a body holds, and the step can still run eagerly. */
+static sg_status refused_conditionals(sg_session *s, sg_graph *e,
+                                      uint64_t conditionals) {
+  char detail[SG_ERROR_CAPACITY];
+  (void)sg_error_copy(&s->diag, detail, sizeof detail, NULL);
+  sg_graph_make_eager(
+      e,
+      "CUDA refused key %llu's graph with %llu conditional node(s) (%s): a "
+      "guard or loop body may hold only kernels, memsets, memcpys and "
+      "nested regions of one context, and a collective (NCCL) inside one "
+      "can be refused so",
+      (unsigned long long)e->key, (unsigned long long)conditionals, detail);
+  return key_fails(s, e);
+}
+
 /* Makes `graph` the key's: update in place or instantiate, then upload on
  * the stream that will launch it. The device is current. */
 static sg_status install(sg_session *s, sg_graph *e, cudaGraph_t graph) {
   const double start = sg_now_ms();
   uint64_t nodes = 0, alloc_bytes = 0;
+  const uint64_t conditionals = s->conds.body_count; /* one body a node */
   bool updated = false;
   sg_status st = sg_graph_walk(&s->diag, graph, &nodes, &alloc_bytes);
+  if (st == SG_OK) {
+    st = sg_cond_capture_count(s, &nodes);
+  }
   /* CUDA refuses the update for another node count or allocation nodes:
    * go straight to instantiation then. */
   const bool updatable = e->exec != NULL && nodes == e->nodes &&
@@ -257,7 +312,9 @@ static sg_status install(sg_session *s, sg_graph *e, cudaGraph_t graph) {
   if (st != SG_OK) {
     (void)cudaGraphDestroy(graph);
     sg_graph_drop(e); /* the key has no graph; the next capture starts over */
-    return st;
+    return st == SG_ERR_CUDA && conditionals > 0
+               ? refused_conditionals(s, e, conditionals)
+               : st;
   }
   if (e->graph != NULL) {
     (void)cudaGraphDestroy(e->graph);
@@ -265,14 +322,17 @@ static sg_status install(sg_session *s, sg_graph *e, cudaGraph_t graph) {
   e->graph = graph;
   e->nodes = nodes;
   e->alloc_bytes = alloc_bytes;
+  e->conditionals = conditionals;
   e->last_used = ++s->graphs.clock;
   s->stats.captures++;
   e->captures++;
+  sg_cond_capture_commit(s, e);
   dump_capture(s, e);
   sg_log(&s->diag.log, SG_LOG_DEBUG,
-         "key %llu captured: %llu nodes, %llu allocation bytes, %s",
+         "key %llu captured: %llu nodes (%llu conditional), %llu allocation "
+         "bytes, %s",
          (unsigned long long)e->key, (unsigned long long)nodes,
-         (unsigned long long)alloc_bytes,
+         (unsigned long long)conditionals, (unsigned long long)alloc_bytes,
          updated ? "executable updated in place" : "instantiated");
   return SG_OK;
 }
@@ -280,31 +340,45 @@ static sg_status install(sg_session *s, sg_graph *e, cudaGraph_t graph) {
 /* STEPGRAPH_TEST_FAIL_CAPTURE_RANK names this rank: a good capture is
  * thrown away as if it had failed, for the multi-GPU tests. */
 static sg_status forced_failure(sg_session *s, sg_graph *e, cudaGraph_t graph) {
-  discard_capture(s, graph);
-  s->stats.capture_failures++;
+  (void)cudaGraphDestroy(graph);
+  s->rng.step_offset = s->graphs.rng_offset_at_begin; /* as discard does */
   sg_graph_make_eager(e,
                       "capture of key %llu was made to fail on rank %d by "
                       "STEPGRAPH_TEST_FAIL_CAPTURE_RANK (a test switch)",
                       (unsigned long long)e->key, (int)s->comm.rank);
-  e->eager_logged = true;
-  return sg_fail(&s->diag, SG_ERR_CAPTURE_FAILED, "%s", e->reason);
+  return key_fails(s, e);
+}
+
+/* With a communicator, every way capture_end ends goes through the
+ * agreement (agreement.h); when only other ranks failed, the key's answer
+ * is the eager one. */
+static sg_status agreed(sg_session *s, sg_graph *e, cudaStream_t stream,
+                        sg_status local) {
+  const sg_status st = sg_agreement_settle(s, e, stream, local);
+  return st == SG_RUN_EAGERLY ? sg_engine_answer_eager(s, e) : st;
 }
 
 sg_status sg_engine_end(sg_session *s) {
   sg_graph *e = s->graphs.capturing;
   const cudaStream_t stream = (cudaStream_t)s->graphs.capturing_stream;
-  cudaGraph_t graph = NULL;
-  cudaError_t err = close_capture(s, &graph);
-  sg_status st;
-  if (err != cudaSuccess || graph == NULL) {
-    st = capture_failed(s, e, graph, err);
-  } else if (s->comm.forced_failure) {
-    st = forced_failure(s, e, graph);
-  } else {
-    st = install(s, e, graph);
+  if (s->conds.depth > 0) {
+    return agreed(s, e, stream, unbalanced(s));
   }
-  st = sg_agreement_settle(s, e, stream, st);
-  return st == SG_RUN_EAGERLY ? sg_engine_answer_eager(s, e) : st;
+  if (s->conds.failed) {
+    return agreed(s, e, stream, region_failed(s, e));
+  }
+  cudaGraph_t graph = NULL;
+  cudaError_t err = sg_cond_capture_finish(s, &graph);
+  if (err != cudaSuccess || graph == NULL) {
+    if (graph != NULL) {
+      (void)cudaGraphDestroy(graph);
+    }
+    return agreed(s, e, stream, capture_failed(s, e, err));
+  }
+  capture_over(s);
+  return agreed(s, e, stream,
+                s->comm.forced_failure ? forced_failure(s, e, graph)
+                                       : install(s, e, graph));
 }
 
 /* With a communicator the ranks must stay in step: an abandoned capture
@@ -328,29 +402,42 @@ static sg_status abandon_agreement(sg_session *s, sg_graph *e,
   return st == SG_ERR_CAPTURE_FAILED ? SG_OK : st;
 }
 
-sg_status sg_engine_abandon(sg_session *s, bool *invalidated_out) {
-  sg_graph *e = s->graphs.capturing;
-  const cudaStream_t stream = (cudaStream_t)s->graphs.capturing_stream;
-  enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  (void)cudaStreamIsCapturing(stream, &status);
-  cudaGraph_t graph = NULL;
-  cudaError_t err = close_capture(s, &graph);
-  discard_capture(s, graph);
-  *invalidated_out =
-      status == cudaStreamCaptureStatusInvalidated || err != cudaSuccess;
-  if (*invalidated_out) {
+/* An abandoned capture that CUDA (or a region) had already invalidated:
+ * the key runs eagerly, as after a failed capture_end. */
+static void abandoned_invalid(sg_session *s, sg_graph *e, bool regions_failed,
+                              const char *reason, cudaError_t err) {
+  s->stats.capture_failures++;
+  if (regions_failed) {
+    sg_graph_make_eager(e, "capture of key %llu failed: %s",
+                        (unsigned long long)e->key, reason);
+  } else {
     const cudaError_t why =
         err != cudaSuccess ? err : cudaErrorStreamCaptureInvalidated;
-    s->stats.capture_failures++;
     sg_graph_make_eager(e,
                         "capture of key %llu failed with %s (the step "
                         "callback returned an error while capturing): %s",
                         (unsigned long long)e->key, cudaGetErrorName(why),
                         capture_error_cause(why));
-    e->eager_logged = true;
-    sg_log(&s->diag.log, SG_LOG_ERROR, "step: %s", e->reason);
   }
-  return abandon_agreement(s, e, stream);
+  e->eager_logged = true;
+  sg_log(&s->diag.log, SG_LOG_ERROR, "step: %s", e->reason);
+}
+
+sg_status sg_engine_abandon(sg_session *s, bool agree, bool *invalidated_out) {
+  sg_graph *e = s->graphs.capturing;
+  const cudaStream_t stream = (cudaStream_t)s->graphs.capturing_stream;
+  enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  (void)cudaStreamIsCapturing(stream, &status);
+  const bool regions_failed = s->conds.failed;
+  char reason[SG_COND_REASON_CAPACITY];
+  snprintf(reason, sizeof reason, "%s", s->conds.reason);
+  const cudaError_t err = discard(s);
+  *invalidated_out = status == cudaStreamCaptureStatusInvalidated ||
+                     err != cudaSuccess || regions_failed;
+  if (*invalidated_out) {
+    abandoned_invalid(s, e, regions_failed, reason, err);
+  }
+  return agree ? abandon_agreement(s, e, stream) : SG_OK;
 }
 
 /* The static-input copies: one kernel launch per SG_K_COPY_MAX sources

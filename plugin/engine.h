@@ -28,12 +28,14 @@ sg_status sg_engine_begin(sg_session *s, uint64_t key, sg_stream stream,
 sg_status sg_engine_end(sg_session *s);
 
 /* Ends the capture in progress and throws it away (the step callback gave
- * up). *invalidated_out: whether CUDA had already invalidated it; then the
- * key is eager-only, as after a failed capture_end. With a communicator
- * the key becomes eager-only in every case and this rank takes part in
- * the agreement as a failure: SG_OK once the ranks agreed, else the
- * agreement's SG_ERR_TIMEOUT or SG_ERR_NCCL. */
-sg_status sg_engine_abandon(sg_session *s, bool *invalidated_out);
+ * up, or the session is destroyed mid-capture). *invalidated_out: whether
+ * CUDA had already invalidated it; then the key is eager-only, as after a
+ * failed capture_end. With a communicator and `agree` (the step driver;
+ * not session_destroy, which must not wait) the key becomes eager-only in
+ * every case and this rank takes part in the agreement as a failure: SG_OK
+ * once the ranks agreed, else the agreement's SG_ERR_TIMEOUT or
+ * SG_ERR_NCCL. */
+sg_status sg_engine_abandon(sg_session *s, bool agree, bool *invalidated_out);
 
 /* Copies the sources (checked against the registered buffers by the
  * caller) into their static buffers on `stream`: one kernel launch per 64.

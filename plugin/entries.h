@@ -52,4 +52,18 @@ sg_status sg_dump_graph(sg_session *s, uint64_t key, const char *path);
 /* sync.c */
 sg_status sg_sync(sg_session *s, sg_stream stream, uint32_t timeout_ms);
 
+/* cond_entries.c (ABI 1.1) */
+sg_status sg_guard_begin(sg_session *s, sg_stream stream, const int32_t *flag,
+                         uint32_t *run_body_out);
+sg_status sg_guard_end(sg_session *s, sg_stream stream);
+sg_status sg_loop_begin(sg_session *s, sg_stream stream,
+                        const int32_t *trip_count, const uint32_t **index_out,
+                        uint32_t *again_out);
+sg_status sg_loop_next(sg_session *s, sg_stream stream, uint32_t *again_out);
+
+/* transposes.c (ABI 1.1) */
+sg_status sg_check_transposes(sg_session *s, sg_stream stream);
+sg_status sg_transpose_report_get(sg_session *s, sg_stream stream,
+                                  sg_transpose_report *out);
+
 #endif

@@ -116,6 +116,7 @@ void sg_graph_drop(sg_graph *e) {
   }
   e->nodes = 0;
   e->alloc_bytes = 0;
+  e->conditionals = 0;
 }
 
 void sg_graphs_close(sg_graphs *g) {
@@ -157,17 +158,18 @@ void sg_graph_make_eager(sg_graph *e, const char *fmt, ...) {
   va_end(ap);
 }
 
-void sg_graphs_totals(const sg_graphs *g, uint64_t *graphs, uint64_t *nodes,
-                      uint64_t *alloc_bytes) {
-  *graphs = *nodes = *alloc_bytes = 0;
+sg_graph_totals sg_graphs_totals(const sg_graphs *g) {
+  sg_graph_totals t = {0, 0, 0, 0};
   for (uint32_t i = 0; i < g->slot_count; i++) {
     const sg_graph *e = g->slots[i];
     if (e != NULL && e->exec != NULL) {
-      (*graphs)++;
-      *nodes += e->nodes;
-      *alloc_bytes += e->alloc_bytes;
+      t.graphs++;
+      t.nodes += e->nodes;
+      t.alloc_bytes += e->alloc_bytes;
+      t.conditionals += e->conditionals;
     }
   }
+  return t;
 }
 
 sg_status sg_graphs_trim(sg_graphs *g) {

@@ -27,6 +27,7 @@ typedef struct sg_graph {
   uint64_t steps;       /* step driver calls that ran the step, and
                            step_plan calls */
   uint64_t captures;    /* successful captures of this key */
+  uint64_t conditionals; /* of `graph`: IF and WHILE nodes */
   bool eager_only;      /* capture failed, or graphs are disabled */
   bool eager_logged;    /* `reason` has been logged */
   char reason[SG_GRAPH_REASON_CAPACITY]; /* why eager_only */
@@ -82,9 +83,11 @@ void sg_graph_drop(sg_graph *e);
 void sg_graph_make_eager(sg_graph *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Live graphs, their nodes and allocation-node bytes, over all keys. */
-void sg_graphs_totals(const sg_graphs *g, uint64_t *graphs, uint64_t *nodes,
-                      uint64_t *alloc_bytes);
+/* Over all keys' live graphs. */
+typedef struct sg_graph_totals {
+  uint64_t graphs, nodes, alloc_bytes, conditionals;
+} sg_graph_totals;
+sg_graph_totals sg_graphs_totals(const sg_graphs *g);
 
 /* Before `keep` gets a graph of `need` allocation-node bytes: evicts the
  * least recently used other graphs with allocation nodes until all fit in

@@ -85,3 +85,7 @@ sg_status sg_registry_add(sg_registry *r, const sg_fp8_param_desc *descs,
   }
   return st;
 }
+
+uint32_t sg_registry_group(const sg_registry *r, uint32_t index) {
+  return index < r->count ? r->params[index].group : UINT32_MAX;
+}

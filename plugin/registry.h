@@ -36,6 +36,9 @@ void sg_registry_close(sg_registry *r);
 sg_status sg_registry_add(sg_registry *r, const sg_fp8_param_desc *descs,
                           uint32_t n);
 
+/* Parameter `index`'s group; UINT32_MAX for UINT32_MAX (none). */
+uint32_t sg_registry_group(const sg_registry *r, uint32_t index);
+
 /* Rebuilds the table image and copies it to the device table, ordered
  * after `stream`'s work and waited for (not capture-safe). */
 sg_status sg_registry_upload(sg_registry *r, cudaStream_t stream);

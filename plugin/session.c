@@ -6,17 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conditional.h"
 #include "cuda_check.h"
 #include "env.h"
 #include "refresh.h"
 #include "rng_advance.h"
 #include "static_copy.h"
+#include "transpose_check.h"
 
 #define DEFAULT_PARAM_CAPACITY 4096u
 #define MAX_PARAM_CAPACITY (1u << 20)
 #define DEFAULT_STATIC_CAPACITY 256u
 #define MAX_STATIC_CAPACITY (1u << 16)
-#define KNOWN_FLAGS SG_SESSION_VALIDATION_ONLY
+#define KNOWN_FLAGS (SG_SESSION_VALIDATION_ONLY | SG_SESSION_CHECK_TRANSPOSES)
 
 static sg_status check_capacity(uint32_t *value, uint32_t def, uint32_t max,
                                 const char *name) {
@@ -144,6 +146,12 @@ static sg_status open_device(sg_session *s) {
   if (st == SG_OK) {
     st = SG_CUDA(d, sg_k_refresh_load());
   }
+  if (st == SG_OK) {
+    st = SG_CUDA(d, sg_k_cond_load());
+  }
+  if (st == SG_OK) {
+    st = SG_CUDA(d, sg_k_check_load());
+  }
   return st;
 }
 
@@ -168,6 +176,14 @@ static sg_status open_parts(sg_session *s) {
                         s->config.graph_mem_budget);
   }
   if (st == SG_OK) {
+    st = sg_conds_open(&s->conds, &s->diag, dev);
+  }
+  if (st == SG_OK) {
+    const bool check = (s->config.flags & SG_SESSION_CHECK_TRANSPOSES) != 0;
+    st = sg_detector_open(&s->detector, &s->diag, check, dev,
+                          s->config.param_capacity, s->aux_stream);
+  }
+  if (st == SG_OK) {
     st = sg_comm_open(&s->comm, &s->diag, &s->config, s->device, dev,
                       s->config.param_capacity);
   }
@@ -179,6 +195,8 @@ static sg_status open_parts(sg_session *s) {
 static void close_parts(sg_session *s) {
   sg_graphs_close(&s->graphs);
   sg_comm_close(&s->comm);
+  sg_detector_close(&s->detector);
+  sg_conds_close(&s->conds);
   sg_rng_close(&s->rng);
   sg_statics_close(&s->statics);
   sg_registry_close(&s->fp8);
@@ -212,9 +230,13 @@ static sg_session *alloc_session(const sg_session_config *cfg) {
   return s;
 }
 
-/* STEPGRAPH_DISABLE and STEPGRAPH_DUMP_DIR, read once per session. */
+/* STEPGRAPH_DISABLE, STEPGRAPH_DUMP_DIR and STEPGRAPH_CHECK_TRANSPOSES,
+ * read once per session. */
 static sg_status read_switches(sg_session *s) {
-  static int warned;
+  static int warned, check_warned;
+  if (sg_env_flag("STEPGRAPH_CHECK_TRANSPOSES", &s->diag.log, &check_warned)) {
+    s->config.flags |= SG_SESSION_CHECK_TRANSPOSES;
+  }
   const char *dir = getenv("STEPGRAPH_DUMP_DIR");
   if (dir != NULL && *dir != '\0' && (s->dump_dir = strdup(dir)) == NULL) {
     return sg_fail(&s->diag, SG_ERR_OUT_OF_MEMORY,
@@ -236,6 +258,11 @@ static void log_created(const sg_session *s) {
   } else {
     sg_log(&s->diag.log, SG_LOG_INFO, "session created on device %d",
            s->device);
+  }
+  if (s->detector.enabled) {
+    sg_log(&s->diag.log, SG_LOG_INFO,
+           "stale-transpose detector on: every step checks Wt against "
+           "transpose(W) for every registered parameter");
   }
 }
 

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 
 #include "comm.h"
+#include "conds.h"
+#include "detector.h"
 #include "error.h"
 #include "graphs.h"
 #include "registry.h"
@@ -41,6 +43,8 @@ struct sg_session {
   sg_statics statics;
   sg_rng rng;
   sg_graphs graphs;
+  sg_conds conds;       /* guards and loops */
+  sg_detector detector; /* the stale-transpose detector */
   sg_comm comm; /* multi-GPU sessions only (ABI 1.1) */
   sg_stats stats;
 };

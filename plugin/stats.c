@@ -4,13 +4,32 @@
 #include "entries.h"
 #include "entry.h"
 
+/* The counters kept elsewhere, into s->stats: graph totals, regions, and
+ * the detector's findings as of its last read. */
+static void fill_stats(sg_session *s) {
+  const sg_graph_totals t = sg_graphs_totals(&s->graphs);
+  sg_stats *st = &s->stats;
+  st->graphs = t.graphs;
+  st->graph_nodes = t.nodes;
+  st->graph_alloc_bytes = t.alloc_bytes;
+  st->conditional_nodes = t.conditionals;
+  st->evictions = s->graphs.evictions;
+  st->guards = s->conds.guards;
+  st->guards_skipped = s->conds.guards_skipped;
+  st->loops = s->conds.loops;
+  const sg_findings *f = &s->detector.found;
+  st->transpose_checks = f->checks;
+  st->stale_params = f->stale_params;
+  st->first_stale_check = f->first_check;
+  st->first_stale_param = f->first_param;
+  st->first_stale_group = sg_registry_group(&s->fp8, f->first_param);
+}
+
 sg_status sg_get_stats(sg_session *s, sg_stats *out) {
   sg_call c;
   sg_status st = sg_enter(&c, s, "get_stats");
   if (st == SG_OK) {
-    sg_graphs_totals(&s->graphs, &s->stats.graphs, &s->stats.graph_nodes,
-                     &s->stats.graph_alloc_bytes);
-    s->stats.evictions = s->graphs.evictions;
+    fill_stats(s);
     st = SG_WRITE(&s->diag, sg_stats, out, &s->stats, "out");
   }
   return sg_leave(&c, st);
@@ -33,6 +52,7 @@ static sg_status write_info(sg_session *s, const sg_graph *e,
   info.alloc_bytes = e->alloc_bytes;
   info.replays = e->replays;
   info.eager_only = e->eager_only ? 1u : 0u;
+  info.conditional_nodes = e->conditionals;
   return SG_WRITE(&s->diag, sg_graph_info, out, &info, "out");
 }
 

@@ -1,5 +1,6 @@
 /* sync: a bounded wait for a stream that, with a communicator, also polls
- * its asynchronous error and aborts it on a timeout when asked to. */
+ * its asynchronous error and aborts it on a timeout when asked to; then
+ * the stale-transpose detector's findings. */
 #include <stdio.h>
 
 #include "args.h"
@@ -52,6 +53,10 @@ sg_status sg_sync(sg_session *s, sg_stream stream, uint32_t timeout_ms) {
   }
   if (st == SG_OK) {
     st = wait_stream(s, stream, timeout_ms);
+  }
+  if (st == SG_OK && s->detector.enabled) { /* the stream is idle: cheap */
+    st = sg_detector_read(&s->detector, (cudaStream_t)stream, s->fp8.params,
+                          s->fp8.count, NULL, 0);
   }
   return sg_leave(&c, st);
 }

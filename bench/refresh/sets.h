@@ -11,6 +11,10 @@
 
 #include "refresh.h"
 
+#ifdef __cplusplus /* bench_cond calls these from C */
+extern "C" {
+#endif
+
 typedef struct bench_shape {
   uint64_t rows, cols;
 } bench_shape;
@@ -46,5 +50,9 @@ const void *bench_set_table(const bench_set *set, uint32_t master_dtype, uint32_
 /* Host description of tensor i of copy 0 with device pointers, as built. */
 sg_k_param bench_set_param(const bench_set *set, uint32_t master_dtype, uint32_t copy,
                            uint32_t i);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SG_BENCH_SETS_H */

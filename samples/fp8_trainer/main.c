@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "dist_step.h"
 #include "checks.h"
+#include "cond_step.h"
 #include "options.h"
 #include "plugin_host.h"
 #include "ranks.h"
@@ -52,6 +53,7 @@ static int train(const tr_plugin *p, const tr_options *o,
     }
     tr_dump_weights(dump_path(o->dump_weights, dist, path, sizeof path), &t);
   }
+  tr_cond_report(&t);
   tr_run_free(&r);
   tr_trainer_destroy(&t);
   /* Stale mode exists to show the failure: its failed check is expected. */

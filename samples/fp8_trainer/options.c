@@ -50,12 +50,14 @@ static void usage(FILE *to) {
     "  --rendezvous F     with RANK/WORLD_SIZE: the file (on a path every\n"
     "                     rank sees) where rank 0 leaves NCCL's unique id\n"
     "  --shard-optimizer  each rank owns 1/N of every master weight\n"
-    "  --buckets K        parameter groups of the W all-gather (default %u)\n"
-    "exit status: 0 ok, 1 a call failed, 2 no usable GPU, 3 loss check\n"
-    "failed, 64 bad command line\n",
+    "  --buckets K        parameter groups of the W all-gather (default %u)\n",
     TR_DEFAULT_STEPS, TR_DEFAULT_WARMUP, TR_DEFAULT_PRINT_EVERY,
     TR_DEFAULT_LAYERS, TR_DEFAULT_HIDDEN, TR_DEFAULT_BATCH, TR_DEFAULT_SEED,
     TR_DEFAULT_BUCKETS);
+  tr_cond_usage(to);
+  fprintf(to,
+    "exit status: 0 ok, 1 a call failed, 2 no usable GPU, 3 loss check\n"
+    "failed, 64 bad command line\n");
 }
 
 /* Says what was wrong, then how to call the program. */
@@ -136,6 +138,7 @@ static const struct option long_options[] = {
   {"dump-losses", required_argument, NULL, OPT_LOSSES},
   {"dump-weights", required_argument, NULL, OPT_WEIGHTS},
   {"bench", no_argument, NULL, OPT_BENCH},
+  TR_COND_LONG_OPTIONS,
   {"help", no_argument, NULL, OPT_HELP},
   {"ranks", required_argument, NULL, OPT_RANKS},
   {"rendezvous", required_argument, NULL, OPT_RENDEZVOUS},
@@ -165,7 +168,12 @@ static bool apply(int opt, const char *arg, tr_options *o) {
     case OPT_RENDEZVOUS: o->rendezvous = arg; return true;
     case OPT_SHARD: o->shard_optimizer = true; return true;
     case OPT_BUCKETS: return parse_u32("buckets", arg, 1, 1024, &o->buckets);
-    default: usage(stderr); return false; /* getopt printed why */
+    default:
+      if (opt >= TR_OPT_ACCUMULATE && tr_cond_apply(opt, arg, &o->cond)) {
+        return true;
+      }
+      usage(stderr); /* getopt or tr_cond_apply printed why */
+      return false;
   }
 }
 
@@ -204,6 +212,11 @@ static bool check_ranks(const tr_options *o) {
     return fail("--shard-optimizer always casts W alone: --mode stale "
                 "would not differ");
   }
+  if ((o->ranks > 0 || from_env) && o->cond.skip_nonfinite) {
+    return fail("--skip-nonfinite with ranks would guard the gradient "
+                "collectives inside a conditional node, on a finite check "
+                "each rank makes alone: not supported");
+  }
   if ((o->ranks > 0 || from_env) && o->mode != TR_MODE_EAGER &&
       o->warmup == 0) {
     return fail("with ranks, --warmup must be at least 1: NCCL collectives "
@@ -231,6 +244,10 @@ bool tr_parse_options(int argc, char **argv, tr_options *o) {
   if (o->mode != TR_MODE_EAGER && o->steps <= o->warmup) {
     return fail("--steps must exceed --warmup in %s mode",
                 tr_mode_name(o->mode));
+  }
+  if (!tr_cond_check(&o->cond)) {
+    usage(stderr);
+    return false;
   }
   return check_ranks(o);
 }

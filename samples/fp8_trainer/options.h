@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cond_options.h"
+
 typedef enum tr_mode {
   TR_MODE_EAGER,  /* the host launches every kernel of every step */
   TR_MODE_GRAPH,  /* capture_begin/capture_end around one step, then replay */
@@ -24,6 +26,7 @@ typedef struct tr_options {
   const char *dump_losses;  /* NULL: none */
   const char *dump_weights; /* NULL: none */
   bool bench;
+  tr_cond_options cond; /* accumulation, step guard, detector */
   /* Data-parallel ranks (ranks.h): --ranks N forks N processes, one GPU
    * each; 0 with RANK/WORLD_SIZE set: one rank of a job started from
    * outside, meeting at the --rendezvous file. */

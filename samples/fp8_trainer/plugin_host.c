@@ -84,11 +84,13 @@ bool tr_plugin_load(tr_plugin *p, const char *explicit_path) {
 #define TR_AGREEMENT_TIMEOUT_MS 120000u
 
 sg_session *tr_session_create(const tr_plugin *p, uint64_t seed,
-                              uint32_t warmup, const tr_dist *dist) {
+                              uint32_t warmup, uint32_t flags,
+                              const tr_dist *dist) {
   sg_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.struct_size = sizeof cfg;
   cfg.device = 0;
+  cfg.flags = flags;
   cfg.warmup_steps = warmup;
   cfg.rng_seed = seed;
   cfg.log_level = SG_LOG_WARN;

@@ -23,11 +23,12 @@ typedef struct tr_plugin {
 bool tr_plugin_load(tr_plugin *p, const char *explicit_path);
 
 /* A session on device 0 whose RNG starts from `seed`; the step driver warms
- * up for `warmup` eager steps. With `dist`: on its device, with its
- * communicator and NCCL, and an RNG seed of its own for every rank but
- * rank 0 (each rank draws its own batch). Exits on failure with the
- * plugin's detail. */
+ * up for `warmup` eager steps; `flags`: sg_session_flag bits. With
+ * `dist`: on its device, with its communicator and NCCL, and an RNG seed
+ * of its own for every rank but rank 0 (each rank draws its own batch).
+ * Exits on failure with the plugin's detail. */
 sg_session *tr_session_create(const tr_plugin *p, uint64_t seed,
-                              uint32_t warmup, const tr_dist *dist);
+                              uint32_t warmup, uint32_t flags,
+                              const tr_dist *dist);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "cond_step.h"
 
 /* The graph key of the training step (one shape, one key). */
 #define TR_KEY 1u
@@ -33,6 +34,7 @@ static void eager_step(timeline *tl, tr_trainer *t) {
   const uint32_t step = tl->next;
   mark(tl, t, KIND_EAGER);
   tr_schedule_copy(&t->schedule, step, t->m.lr, t->stream);
+  tr_cond_eager_start(t, t->stream);
   tr_step_enqueue(t, t->stream);
 }
 

@@ -1,5 +1,6 @@
 /* The training step, enqueued the same way in every mode. */
 #include "checks.h"
+#include "cond_step.h"
 #include "dist_step.h"
 #include "trainer.h"
 
@@ -9,8 +10,15 @@
 
 static const tr_k_adamw_hyper adamw = {0.9f, 0.999f, 1e-8f, 0.01f};
 
-/* Philox counters for one random kernel of this step, from the plugin. */
+/* Philox counters for one random kernel of this step, from the plugin (or,
+ * inside a microbatch, from the microbatch's block: cond_step.c). */
 static tr_rng_stream reserve(tr_trainer *t, size_t n) {
+  tr_step_hooks *h = &t->hooks;
+  if (h->rng_base != NULL) {
+    const tr_rng_stream r = {t->rng.seed, h->rng_base, h->rng_next};
+    h->rng_next += tr_k_rng_counters(n);
+    return r;
+  }
   tr_rng_stream r = {t->rng.seed, t->rng.base_offset, 0};
   CK_SG(t->api, t->session,
         t->api->rng_reserve(t->session, tr_k_rng_counters(n), &r.offset));
@@ -49,9 +57,12 @@ static void forward(tr_trainer *t, cudaStream_t s) {
 static void loss(tr_trainer *t, cudaStream_t s) {
   tr_model *m = &t->m;
   const uint32_t last = m->d.layers - 1;
-  SG_CHECK_CUDA(tr_k_mse_loss(
-      m->y + (size_t)last * m->act, m->target, tr_model_g_operand(m, last),
-      m->scratch, m->losses, m->step, m->d.loss_capacity, m->act, s));
+  const uint32_t *slot = t->hooks.loss_slot != NULL ? t->hooks.loss_slot
+                                                    : m->step;
+  SG_CHECK_CUDA(tr_k_mse_loss(m->y + (size_t)last * m->act, m->target,
+                              tr_model_g_operand(m, last), m->scratch,
+                              m->losses, slot, m->d.loss_capacity, m->act,
+                              s));
   t->launches++;
 }
 
@@ -71,14 +82,16 @@ static void backward_layer(tr_trainer *t, uint32_t l, cudaStream_t s) {
 /* Every layer's weight gradient (BF16 in, FP32 out) in one batched GEMM. */
 static void weight_gradients(tr_trainer *t, cudaStream_t s) {
   tr_model *m = &t->m;
-  tr_gemm_run(&t->wgrad, &t->blas, m->xbf, m->gbf, m->grad, s);
+  tr_gemm_run(&t->wgrad, &t->blas, m->xbf, m->gbf,
+              t->hooks.grad != NULL ? t->hooks.grad : m->grad, s);
   t->launches++;
 }
 
-/* AdamW, then the plugin's refresh of W (and W^T) from the new masters,
- * then next step's scales, then the plugin's RNG end-of-step. */
-static void optimizer(tr_trainer *t, cudaStream_t s) {
+void tr_step_optimizer(tr_trainer *t, cudaStream_t s) {
   tr_model *m = &t->m;
+  if (t->cfg.dist != NULL) { /* once per step, after every microbatch */
+    tr_dist_reduce_gradients(t, s);
+  }
   if (t->cfg.dist != NULL && t->cfg.dist->shard) {
     tr_dist_sharded_optimizer(t, s, &adamw);
   } else {
@@ -88,12 +101,15 @@ static void optimizer(tr_trainer *t, cudaStream_t s) {
     tr_refresh(t, s, t->cfg.refresh_mode);
   }
   SG_CHECK_CUDA(tr_k_update_scales(m->meta, m->step, 1, s));
-  CK_SG(t->api, t->session, t->api->rng_end_step(t->session, s));
-  t->launches += 4;
+  t->launches += 3;
 }
 
-void tr_step_enqueue(tr_trainer *t, cudaStream_t stream) {
-  t->launches = 0;
+void tr_step_end(tr_trainer *t, cudaStream_t s) {
+  CK_SG(t->api, t->session, t->api->rng_end_step(t->session, s));
+  t->launches++;
+}
+
+void tr_step_microbatch(tr_trainer *t, cudaStream_t stream) {
   teacher(t, stream);
   forward(t, stream);
   loss(t, stream);
@@ -101,8 +117,15 @@ void tr_step_enqueue(tr_trainer *t, cudaStream_t stream) {
     backward_layer(t, l, stream);
   }
   weight_gradients(t, stream);
-  if (t->cfg.dist != NULL) {
-    tr_dist_reduce_gradients(t, stream);
+}
+
+void tr_step_enqueue(tr_trainer *t, cudaStream_t stream) {
+  t->launches = 0;
+  if (t->cond.active) {
+    tr_cond_step(t, stream);
+    return;
   }
-  optimizer(t, stream);
+  tr_step_microbatch(t, stream);
+  tr_step_optimizer(t, stream);
+  tr_step_end(t, stream);
 }

@@ -116,6 +116,7 @@ tr_config tr_config_for(const tr_options *o, tr_mode mode,
   c.lr_warmup = o->lr_warmup;
   c.refresh_mode = mode == TR_MODE_STALE ? SG_REFRESH_CAST
                                          : SG_REFRESH_CAST_TRANSPOSE;
+  c.cond = o->cond;
   c.dist = dist;
   return c;
 }
@@ -125,7 +126,9 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   memset(t, 0, sizeof *t);
   t->api = p->api;
   t->cfg = *cfg;
-  t->session = tr_session_create(p, cfg->seed, cfg->warmup, cfg->dist);
+  t->session = tr_session_create(
+      p, cfg->seed, cfg->warmup,
+      cfg->cond.check_transposes ? SG_SESSION_CHECK_TRANSPOSES : 0, cfg->dist);
   t->rng.struct_size = sizeof t->rng;
   CK_SG(t->api, t->session, t->api->rng_device_state(t->session, &t->rng));
   /* Non-blocking: the legacy stream must never join a capture. */
@@ -134,6 +137,7 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   tr_model_create(&t->m, &cfg->dims, cfg->seed, 0.0f);
   tr_schedule_create(&t->schedule, cfg->dims.loss_capacity, cfg->lr_warmup,
                      TR_LEARNING_RATE);
+  tr_cond_create(&t->cond, &cfg->cond, &t->m, cfg->dims.loss_capacity);
   register_weights(t);
   register_rate(t);
   tr_blas_create(&t->blas, TR_WORKSPACE_BYTES);
@@ -154,6 +158,7 @@ void tr_trainer_destroy(tr_trainer *t) {
   free(t->dgrad);
   free(t->forward);
   tr_blas_destroy(&t->blas);
+  tr_cond_destroy(&t->cond);
   tr_model_destroy(&t->m);
   tr_schedule_destroy(&t->schedule);
   SG_CHECK_CUDA(cudaStreamDestroy(t->stream));

@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cond_state.h"
 #include "dist.h"
 #include "gemm.h"
 #include "model.h"
@@ -20,8 +21,19 @@ typedef struct tr_config {
   uint32_t warmup;       /* the step driver's eager steps */
   uint32_t lr_warmup;    /* the learning-rate schedule's warm-up */
   uint32_t refresh_mode; /* SG_REFRESH_CAST_TRANSPOSE, or CAST for stale */
+  tr_cond_options cond;  /* accumulation, step guard, detector, digests */
   const tr_dist *dist;   /* this rank's, or NULL for a single process */
 } tr_config;
+
+/* What the conditional features (cond_step.c) redirect in the step; NULL
+ * leaves the plain step's choice. */
+typedef struct tr_step_hooks {
+  const uint64_t *rng_base;  /* random kernels' base offset (a
+                                microbatch's), at offsets from rng_next */
+  uint64_t rng_next;
+  float *grad;               /* the weight-gradient GEMM's output */
+  const uint32_t *loss_slot; /* which loss slot the step writes */
+} tr_step_hooks;
 
 typedef struct tr_trainer {
   const sg_api *api;
@@ -35,6 +47,8 @@ typedef struct tr_trainer {
   cudaStream_t stream;
   uint32_t launches; /* kernel launches of the last enqueued step */
   tr_schedule schedule; /* the learning rate, a host static source */
+  tr_cond cond;      /* the conditional features' state (cond_step.h) */
+  tr_step_hooks hooks;
 } tr_trainer;
 
 /* The configuration of a run of `mode` with the options' shapes and seed
@@ -55,6 +69,13 @@ void tr_trainer_destroy(tr_trainer *t);
  * the plugin's RNG end-of-step. Nothing allocates or synchronises, so the
  * same call is what eager runs and what a capture records. */
 void tr_step_enqueue(tr_trainer *t, cudaStream_t stream);
+
+/* The step's parts: one microbatch (teacher to weight gradients), the
+ * optimizer step (AdamW, refresh, scales and the step counter), the end
+ * of the step (the plugin's RNG end-of-step). */
+void tr_step_microbatch(tr_trainer *t, cudaStream_t stream);
+void tr_step_optimizer(tr_trainer *t, cudaStream_t stream);
+void tr_step_end(tr_trainer *t, cudaStream_t stream);
 
 /* The plugin's post-optimizer-step refresh of every registered weight in
  * `mode` (SG_REFRESH_*) on `stream`, or of one group; with ranks the cast

@@ -46,6 +46,7 @@ Suite *static_sources_suite(void);
 Suite *step_plan_suite(void);
 Suite *rng_validation_suite(void);
 Suite *hardening_suite(void);
+Suite *conditional_suite(void);
 Suite *nccl_config_suite(void);
 
 #endif

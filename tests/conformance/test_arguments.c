@@ -171,7 +171,7 @@ static sg_status info_null(sg_session *s) {
   return api->graph_info(s, 1, NULL);
 }
 static sg_status info_unknown(sg_session *s) {
-  sg_graph_info g = {sizeof g, 0, 0, 0, 0, 0};
+  sg_graph_info g = {.struct_size = sizeof g};
   return api->graph_info(s, 1, &g);
 }
 static sg_status dump_null_path(sg_session *s) {

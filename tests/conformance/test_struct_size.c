@@ -1,9 +1,8 @@
-/* struct_size rules, for every argument struct: smaller than ABI 1.0 is
- * refused, exactly 1.0 is accepted (the fields appended since, set to
- * nonsense, are not read), larger (a newer host's, with trailing
- * fields) is accepted and its trailing bytes are not written. The 1.0 sizes
- * are the public header's SG_V1_0_SIZE_<type>, which test_layout.c pins to
- * ABI 1.0's numbers. */
+/* struct_size rules, for every argument struct: smaller than its first
+ * version (ABI 1.0's for the structs of 1.0) is refused; exactly that is
+ * accepted, and nothing past it is written (an older host's struct ends
+ * there); larger than this plugin's (a newer host's, with trailing fields)
+ * is accepted and its trailing bytes are neither read nor written. */
 #include <stdint.h>
 
 #include "conformance.h"
@@ -13,8 +12,8 @@
 
 typedef struct size_case {
   const char *name;
-  size_t v1_size;
-  size_t size; /* sizeof in this header: a newer host's fields start here */
+  size_t v1_size;  /* its first version's */
+  size_t cur_size; /* this header's */
   void (*fill)(void *buf);
   sg_status (*call)(sg_session *s, void *buf);
   sg_status accepted; /* what the call returns once the size is accepted */
@@ -86,14 +85,6 @@ static void fill_step(void *b) {
 }
 static sg_status call_step(sg_session *s, void *b) { return api->step(s, b); }
 
-static void fill_step_plan(void *b) {
-  sg_step_plan p = {.struct_size = sizeof p, .key = 7};
-  memcpy(b, &p, sizeof p);
-}
-static sg_status call_step_plan(sg_session *s, void *b) {
-  return api->step_plan(s, b);
-}
-
 static void fill_rng_state(void *b) {
   sg_rng_state r = {sizeof r, 1, 2};
   memcpy(b, &r, sizeof r);
@@ -133,48 +124,59 @@ static sg_status call_graph_info(sg_session *s, void *b) {
   return api->graph_info(s, 7, b);
 }
 
-/* A case's first version's size and its size in this header. */
-#define SIZES(type) SG_V1_0_SIZE_##type, sizeof(type)
-#define SIZES_SINCE(ver, type) SG_V##ver##_SIZE_##type, sizeof(type)
+static void fill_step_plan(void *b) {
+  sg_step_plan p = {.struct_size = sizeof p, .key = 7};
+  memcpy(b, &p, sizeof p);
+}
+static sg_status call_step_plan(sg_session *s, void *b) {
+  return api->step_plan(s, b);
+}
+
+static void fill_report(void *b) {
+  sg_transpose_report r;
+  memset(&r, 0, sizeof r);
+  r.struct_size = sizeof r;
+  memcpy(b, &r, sizeof r);
+}
+static sg_status call_report(sg_session *s, void *b) {
+  return api->transpose_report(s, FAKE_STREAM, b);
+}
+
+/* A struct's first version's size (SG_V<ver>_SIZE_<type>) and its size in
+ * this header. */
+#define CASE_SINCE(ver, type, label, fill, call, accepted) \
+  {label, SG_V##ver##_SIZE_##type, sizeof(type), fill, call, accepted}
+#define CASE(type, label, fill, call, accepted) \
+  CASE_SINCE(1_0, type, label, fill, call, accepted)
 
 static const size_case cases[] = {
-    {"sg_session_config", SIZES(sg_session_config), fill_config,
-     call_create, SG_OK},
-    {"sg_fp8_param_desc", SIZES(sg_fp8_param_desc), fill_fp8,
-     call_register_fp8, SG_OK},
-    {"sg_static_buffer_desc", SIZES(sg_static_buffer_desc), fill_static,
-     call_register_static, SG_OK},
-    {"sg_capture_args", SIZES(sg_capture_args), fill_capture,
-     call_capture_begin, SG_ERR_NO_DEVICE},
-    {"sg_replay_args", SIZES(sg_replay_args), fill_replay, call_replay,
-     SG_ERR_INVALID_STATE},
-    {"sg_refresh_args", SIZES(sg_refresh_args), fill_refresh,
-     call_refresh, SG_ERR_NO_DEVICE},
-    {"sg_step_args", SIZES(sg_step_args), fill_step, call_step,
-     SG_ERR_NO_DEVICE},
-    {"sg_step_plan", SIZES_SINCE(1_1, sg_step_plan), fill_step_plan, call_step_plan,
-     SG_OK},
-    {"sg_rng_state (in)", SIZES(sg_rng_state), fill_rng_state,
-     call_rng_set, SG_OK},
-    {"sg_rng_state (out)", SIZES(sg_rng_state), fill_rng_state,
-     call_rng_get, SG_OK},
-    {"sg_rng_device_state", SIZES(sg_rng_device_state), fill_rng_device,
-     call_rng_device, SG_OK},
-    {"sg_stats", SIZES(sg_stats), fill_stats, call_stats, SG_OK},
-    {"sg_graph_info", SIZES(sg_graph_info), fill_graph_info,
-     call_graph_info, SG_ERR_NOT_FOUND},
+    CASE(sg_session_config, "sg_session_config", fill_config, call_create, SG_OK),
+    CASE(sg_fp8_param_desc, "sg_fp8_param_desc", fill_fp8, call_register_fp8, SG_OK),
+    CASE(sg_static_buffer_desc, "sg_static_buffer_desc", fill_static, call_register_static, SG_OK),
+    CASE(sg_capture_args, "sg_capture_args", fill_capture, call_capture_begin, SG_ERR_NO_DEVICE),
+    CASE(sg_replay_args, "sg_replay_args", fill_replay, call_replay, SG_ERR_INVALID_STATE),
+    CASE(sg_refresh_args, "sg_refresh_args", fill_refresh, call_refresh, SG_ERR_NO_DEVICE),
+    CASE(sg_step_args, "sg_step_args", fill_step, call_step, SG_ERR_NO_DEVICE),
+    CASE_SINCE(1_1, sg_step_plan, "sg_step_plan", fill_step_plan, call_step_plan, SG_OK),
+    CASE(sg_rng_state, "sg_rng_state (in)", fill_rng_state, call_rng_set, SG_OK),
+    CASE(sg_rng_state, "sg_rng_state (out)", fill_rng_state, call_rng_get, SG_OK),
+    CASE(sg_rng_device_state, "sg_rng_device_state", fill_rng_device, call_rng_device, SG_OK),
+    CASE(sg_stats, "sg_stats", fill_stats, call_stats, SG_OK),
+    CASE(sg_graph_info, "sg_graph_info", fill_graph_info, call_graph_info, SG_ERR_NOT_FOUND),
+    CASE_SINCE(1_1, sg_transpose_report, "sg_transpose_report", fill_report, call_report, SG_OK),
 };
 #define CASES (int)(sizeof cases / sizeof *cases)
 
+static _Alignas(16) unsigned char buffer[1024];
+
 /* Runs case c with struct_size set to `size` in a buffer whose bytes past
- * the struct are TRAIL_BYTE; returns the status. */
+ * `size` (where the host's struct ends) are TRAIL_BYTE; returns the
+ * status. */
 static sg_status run_case(const size_case *c, size_t size,
                           unsigned char *buf) {
-  memset(buf, TRAIL_BYTE, c->size + TRAIL);
+  memset(buf, TRAIL_BYTE, sizeof buffer);
   c->fill(buf);
-  if (size < c->size) { /* fields past struct_size: nonsense, never read */
-    memset(buf + size, TRAIL_BYTE, c->size - size);
-  }
+  memset(buf + size, TRAIL_BYTE, sizeof buffer - size);
   memcpy(buf, &size, sizeof size);
   sg_session *s = open_validation();
   sg_status st = c->call(s, buf);
@@ -182,7 +184,12 @@ static sg_status run_case(const size_case *c, size_t size,
   return st;
 }
 
-static _Alignas(16) unsigned char buffer[1024];
+static void expect_untouched(const size_case *c, size_t from) {
+  for (size_t k = from; k < from + TRAIL; k++) {
+    ck_assert_msg(buffer[k] == TRAIL_BYTE,
+                  "%s: byte %zu, past the host's struct, written", c->name, k);
+  }
+}
 
 START_TEST(smaller_than_v1_0_is_refused) {
   const size_case *c = &cases[_i];
@@ -191,23 +198,21 @@ START_TEST(smaller_than_v1_0_is_refused) {
 }
 END_TEST
 
-START_TEST(exactly_v1_0_is_accepted) {
+START_TEST(exactly_v1_0_is_accepted_and_nothing_past_it_written) {
   const size_case *c = &cases[_i];
   sg_status st = run_case(c, c->v1_size, buffer);
   ck_assert_msg(st == c->accepted, "%s: status %d, expected %d", c->name,
                 (int)st, (int)c->accepted);
+  expect_untouched(c, c->v1_size);
 }
 END_TEST
 
 START_TEST(larger_is_accepted_and_its_tail_untouched) {
   const size_case *c = &cases[_i];
-  sg_status st = run_case(c, c->size + TRAIL, buffer);
+  sg_status st = run_case(c, c->cur_size + TRAIL, buffer);
   ck_assert_msg(st == c->accepted, "%s: status %d, expected %d", c->name,
                 (int)st, (int)c->accepted);
-  for (size_t k = c->size; k < c->size + TRAIL; k++) {
-    ck_assert_msg(buffer[k] == TRAIL_BYTE, "%s: byte %zu past the struct "
-                  "written", c->name, k);
-  }
+  expect_untouched(c, c->cur_size);
 }
 END_TEST
 
@@ -215,7 +220,8 @@ Suite *struct_size_suite(void) {
   Suite *s = suite_create("struct_size");
   TCase *t = tcase_create("every argument struct");
   tcase_add_loop_test(t, smaller_than_v1_0_is_refused, 0, CASES);
-  tcase_add_loop_test(t, exactly_v1_0_is_accepted, 0, CASES);
+  tcase_add_loop_test(t, exactly_v1_0_is_accepted_and_nothing_past_it_written,
+                      0, CASES);
   tcase_add_loop_test(t, larger_is_accepted_and_its_tail_untouched, 0, CASES);
   suite_add_tcase(s, t);
   return s;

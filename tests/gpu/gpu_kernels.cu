@@ -95,6 +95,15 @@ __global__ void scale_by_norm(float *v, const float *norm, uint32_t n) {
 __global__ void set_int(int *p, int v) { *p = v; }
 __global__ void add_int(int *p, int v) { *p += v; }
 
+__global__ void log_entry(int *log, int *count, int capacity, int tag,
+                          const uint32_t *index) {
+  const int at = *count;
+  if (at < capacity) {
+    log[at] = tag * 1000 + (index != nullptr ? static_cast<int>(*index) : 0);
+  }
+  *count = at + 1;
+}
+
 __global__ void scale_copy(float *dst, const float *src, float a, size_t n) {
   for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
@@ -177,6 +186,12 @@ cudaError_t tk_add_int(int *p, int v, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
+cudaError_t tk_log(int *log, int *count, int capacity, int tag,
+                   const uint32_t *index, cudaStream_t stream) {
+  log_entry<<<1, 1, 0, stream>>>(log, count, capacity, tag, index);
+  return cudaGetLastError();
+}
+
 cudaError_t tk_scale_copy(float *dst, const float *src, float a, size_t n,
                           cudaStream_t stream) {
   scale_copy<<<blocks_for(n), kThreads, 0, stream>>>(dst, src, a, n);
@@ -200,7 +215,7 @@ cudaError_t tk_preload(void) {
                         load(finish_norm),    load(scale_by_norm),
                         load(set_int),        load(add_int),
                         load(scale_copy),     load(fill_bytes),
-                        load(mix_bytes)};
+                        load(mix_bytes),      load(log_entry)};
   for (cudaError_t e : errs) {
     if (e != cudaSuccess) {
       return e;

@@ -51,6 +51,11 @@ cudaError_t tk_scale_by_norm(float *v, const float *norm, uint32_t n,
 cudaError_t tk_set_int(int *p, int v, cudaStream_t stream);
 cudaError_t tk_add_int(int *p, int v, cudaStream_t stream);
 
+/* A trace of what ran, in order: log[*count] = tag * 1000 + (index ? *index
+ * : 0), then *count += 1 (ignored past `capacity`). */
+cudaError_t tk_log(int *log, int *count, int capacity, int tag,
+                   const uint32_t *index, cudaStream_t stream);
+
 /* dst[i] = a * src[i]. */
 cudaError_t tk_scale_copy(float *dst, const float *src, float a, size_t n,
                           cudaStream_t stream);

@@ -43,6 +43,24 @@ char *read_file(const char *path, size_t *bytes) {
   return data;
 }
 
+void *read_dump(const char *path, size_t elem, size_t *count) {
+  size_t bytes = 0;
+  char *data = read_file(path, &bytes);
+  ck_assert_msg(data != NULL, "cannot read %s", path);
+  ck_assert_msg(bytes % elem == 0 && bytes > 0, "%s: %zu bytes", path, bytes);
+  *count = bytes / elem;
+  return data;
+}
+
+size_t first_difference(const void *a, const void *b, size_t n, size_t elem) {
+  const char *x = a, *y = b;
+  size_t i = 0;
+  while (i < n && memcmp(x + i * elem, y + i * elem, elem) == 0) {
+    i++;
+  }
+  return i;
+}
+
 /* The environment with `extra` first: getenv answers the first match, so
  * it overrides an inherited variable of the same name. */
 static char **environment(const char *extra, char **storage) {

@@ -30,4 +30,12 @@ void remove_trainer_dir(const char *dir);
 /* The whole file, NUL-terminated; *bytes gets its size. NULL if unreadable. */
 char *read_file(const char *path, size_t *bytes);
 
+/* A raw dump of elements of `elem` bytes (not empty, a whole number of
+ * them); *count gets how many. Aborts the test when it is not. */
+void *read_dump(const char *path, size_t elem, size_t *count);
+
+/* Index of the first of n elements of `elem` bytes where a and b differ
+ * bit for bit; n when none does. */
+size_t first_difference(const void *a, const void *b, size_t n, size_t elem);
+
 #endif

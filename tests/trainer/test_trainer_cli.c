@@ -45,6 +45,16 @@ static const struct {
     {{"graph"}, "unexpected argument 'graph'"},
     {{"--mode", "graph", "--steps", "20", "--warmup", "20"},
      "--steps must exceed --warmup"},
+    {{"--accumulate", "0"}, "--accumulate wants a whole number in 1..1024"},
+    {{"--accumulate", "1025"}, "--accumulate wants"},
+    {{"--unroll"}, "--unroll needs --accumulate N"},
+    {{"--accumulate-schedule", "5:2,3:1"}, "ascending STEP:N pairs"},
+    {{"--accumulate-schedule", "0:2;9:1"}, "expected ','"},
+    {{"--accumulate", "2", "--unroll", "--accumulate-schedule", "0:1"},
+     "needs the loop, not --unroll"},
+    {{"--inject-nonfinite", "3"}, "needs --skip-nonfinite"},
+    {{"--skip-nonfinite", "--inject-nonfinite", "x"},
+     "--inject-nonfinite wants"},
     {{"--ranks", "0"}, "--ranks '0' is not a whole number in 1..64"},
     {{"--shard-optimizer"}, "--shard-optimizer needs ranks"},
     {{"--rendezvous", "/tmp/x"}, "--rendezvous needs RANK and WORLD_SIZE"},
@@ -52,6 +62,7 @@ static const struct {
      "--mode stale would not differ"},
     {{"--ranks", "1", "--warmup", "0"}, "--warmup must be at least 1"},
     {{"--buckets", "0"}, "--buckets '0'"},
+    {{"--ranks", "1", "--skip-nonfinite"}, "--skip-nonfinite with ranks"},
 };
 
 START_TEST(bad_command_line_gets_usage) {

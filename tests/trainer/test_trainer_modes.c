@@ -40,15 +40,6 @@ typedef struct mode_run {
 static char dir[] = "/tmp/sg_trainer_XXXXXX";
 static mode_run runs[RUNS];
 
-static float *read_floats(const char *path, size_t *count) {
-  size_t bytes = 0;
-  float *data = (float *)read_file(path, &bytes);
-  ck_assert_msg(data != NULL, "cannot read %s", path);
-  ck_assert_msg(bytes % sizeof(float) == 0 && bytes > 0, "%s: %zu bytes",
-                path, bytes);
-  *count = bytes / sizeof(float);
-  return data;
-}
 
 /* Runs the trainer in run i's mode once; later calls reuse the dumps. */
 static const mode_run *get(int i) {
@@ -67,35 +58,30 @@ static const mode_run *get(int i) {
                 "fp8_trainer --mode %s: %s %d\nstdout:\n%s\nstderr:\n%s",
                 run_mode[i], t.exited ? "exit" : "signal", t.code, t.out,
                 t.err);
-  r->losses = read_floats(losses, &r->steps);
-  r->weights = read_floats(weights, &r->weight_count);
+  r->losses = read_dump(losses, sizeof(float), &r->steps);
+  r->weights = read_dump(weights, sizeof(float), &r->weight_count);
   r->out = t.out;
   free(t.err);
   r->done = true;
   return r;
 }
 
-static size_t first_difference(const float *a, const float *b, size_t n) {
-  size_t i = 0;
-  while (i < n && memcmp(&a[i], &b[i], sizeof(float)) == 0) {
-    i++;
-  }
-  return i;
-}
 
 /* Every loss and every final weight of `i` equals eager's, bit for bit. */
 static void expect_identical(int i) {
   const mode_run *e = get(EAGER), *r = get(i);
   ck_assert_uint_ge(e->steps, 200);
   ck_assert_uint_eq(r->steps, e->steps);
-  const size_t d = first_difference(e->losses, r->losses, e->steps);
+  const size_t d =
+      first_difference(e->losses, r->losses, e->steps, sizeof(float));
   ck_assert_msg(d == e->steps,
                 "%s loss differs from eager's first at step %zu of %zu "
                 "(eager %.9g, %s %.9g)",
                 run_mode[i], d, e->steps, (double)e->losses[d], run_mode[i],
                 (double)r->losses[d]);
   ck_assert_uint_eq(r->weight_count, e->weight_count);
-  const size_t w = first_difference(e->weights, r->weights, e->weight_count);
+  const size_t w = first_difference(e->weights, r->weights, e->weight_count,
+                                    sizeof(float));
   ck_assert_msg(w == e->weight_count,
                 "%s final master weight %zu differs from eager's (%.9g vs "
                 "%.9g)",
@@ -150,7 +136,8 @@ static double tail_mean(const mode_run *r) {
 START_TEST(stale_diverges) {
   const mode_run *e = get(EAGER), *s = get(STALE);
   ck_assert_uint_eq(s->steps, e->steps);
-  ck_assert_uint_eq(first_difference(e->losses, s->losses, e->steps), 2);
+  ck_assert_uint_eq(
+      first_difference(e->losses, s->losses, e->steps, sizeof(float)), 2);
   for (size_t i = 2; i < e->steps; i++) {
     ck_assert_msg(memcmp(&e->losses[i], &s->losses[i], sizeof(float)) != 0,
                   "stale loss equals eager's at step %zu", i);

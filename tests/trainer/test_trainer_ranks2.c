@@ -36,8 +36,8 @@ static const struct {
 };
 
 typedef struct dump {
-  char *data;
-  size_t bytes;
+  float *data;
+  size_t count;
 } dump;
 
 typedef struct result {
@@ -50,11 +50,12 @@ typedef struct result {
 static char dir[] = "/tmp/sg_trainer_ranks2_XXXXXX";
 static result results[RUNS];
 
-static dump read_dump(const char *base, int rank) {
+/* Rank r's dump of floats, read and removed. */
+static dump rank_dump(const char *base, int rank) {
   char path[4300];
   snprintf(path, sizeof path, "%s.rank%d", base, rank);
-  dump d = {read_file(path, &d.bytes), 0};
-  ck_assert_msg(d.data != NULL && d.bytes > 0, "cannot read %s", path);
+  dump d;
+  d.data = read_dump(path, sizeof(float), &d.count);
   unlink(path);
   return d;
 }
@@ -84,8 +85,8 @@ static const result *get(int i) {
                 specs[i].name, t.exited ? "exit" : "signal", t.code, t.out,
                 t.err);
   for (int k = 0; k < RANKS; k++) {
-    r->losses[k] = read_dump(losses, k);
-    r->weights[k] = read_dump(weights, k);
+    r->losses[k] = rank_dump(losses, k);
+    r->weights[k] = rank_dump(weights, k);
   }
   r->out = t.out;
   r->err = t.err;
@@ -94,7 +95,9 @@ static const result *get(int i) {
 }
 
 static int same(const dump *a, const dump *b) {
-  return a->bytes == b->bytes && memcmp(a->data, b->data, a->bytes) == 0;
+  return a->count == b->count &&
+         first_difference(a->data, b->data, a->count, sizeof(float)) ==
+             a->count;
 }
 
 static void expect_rank_equal(int i, int j) {
