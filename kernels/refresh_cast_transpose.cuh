@@ -129,6 +129,7 @@ using sg_k_ct_cursor = sg_k_cursor<SG_K_MODE_CAST_TRANSPOSE, sg_k_ct_chunk>;
 
 struct sg_k_ct_issuer {
   const sg_k_desc *descs;
+  sg_k_scratch *scratch; /* current scaling's scales */
   sg_k_ct_cursor cur;
   sg_k_ct_job tile; /* row0, rows and the FIRST flag are per unit */
   const float *scale;
@@ -163,7 +164,7 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
                         rows,
                         cols,
                         flags};
-  is.scale = v.scale;
+  is.scale = sg_k_scale_ptr(v.scale, is.scratch + p);
   is.unit = 0;
   is.units = staged ? (rows + unit_rows - 1) / unit_rows : 1u;
 }
@@ -307,8 +308,8 @@ __device__ __forceinline__ void sg_k_ct_publish(Ring &ring, const sg_k_ct_run &r
   const sg_k_ct_param &f = ring.run[run.half];
   const uint32_t e = run.p - pb;
   if (run.tiles == f.items || e >= SG_K_CT_DEFERRED) {
-    sg_k_amax_publish(sg_k_amax_target{f.amax, f.scale_inv, f.s, f.items, scratch + run.p}, bits,
-                      run.tiles);
+    sg_k_amax_publish(sg_k_amax_outputs(f.amax, f.scale_inv, f.s, f.items, scratch + run.p),
+                      bits, run.tiles);
   } else {
     ring.deferred_bits[e] = bits;
     ring.deferred_items[e] = static_cast<uint32_t>(run.tiles);
@@ -323,8 +324,10 @@ __device__ __forceinline__ void sg_k_ct_flush(const Ring &ring, const sg_k_desc 
   for (uint32_t e = threadIdx.x; e < n; e += SG_K_THREADS) {
     if (ring.deferred_items[e] != 0) {
       const sg_k_desc &d = descs[pb + e];
-      const sg_k_amax_target t{d.amax, d.scale_inv, *d.scale, d.items[SG_K_MODE_CAST_TRANSPOSE],
-                               scratch + pb + e};
+      sg_k_scratch *mine = scratch + pb + e;
+      const sg_k_amax_target t = sg_k_amax_outputs(
+          d.amax, d.scale_inv, *sg_k_scale_ptr(d.scale, mine), d.items[SG_K_MODE_CAST_TRANSPOSE],
+          mine);
       sg_k_amax_publish(t, ring.deferred_bits[e], ring.deferred_items[e]);
     }
   }
@@ -388,7 +391,7 @@ __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor c
   for (uint32_t e = threadIdx.x; e < SG_K_CT_DEFERRED; e += SG_K_THREADS) {
     ring.deferred_items[e] = 0;
   }
-  sg_k_ct_issuer is{descs, cur, {}, nullptr, 0, 0};
+  sg_k_ct_issuer is{descs, scratch, cur, {}, nullptr, 0, 0};
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {
     sg_k_ct_issue(ring, k, is);

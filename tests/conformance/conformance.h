@@ -39,5 +39,6 @@ Suite *states_suite(void);
 Suite *session_suite(void);
 Suite *fp8_registry_suite(void);
 Suite *environment_suite(void);
+Suite *recipes_suite(void);
 
 #endif

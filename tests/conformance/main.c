@@ -75,6 +75,7 @@ int main(void) {
   srunner_add_suite(sr, session_suite());
   srunner_add_suite(sr, fp8_registry_suite());
   srunner_add_suite(sr, environment_suite());
+  srunner_add_suite(sr, recipes_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "stepgraph.h"
 
@@ -24,7 +25,8 @@ static inline const char *sg_test_plugin_path(void) {
 /* Exits the test (status 1) with the reason when the plugin cannot be
  * loaded or negotiated: every later assertion would be meaningless. */
 static inline sg_loaded sg_test_load(void) {
-  sg_loaded l = {0};
+  sg_loaded l;
+  memset(&l, 0, sizeof l); /* not `= {0}`: C++ warns about the other fields */
   l.handle = dlopen(sg_test_plugin_path(), RTLD_NOW | RTLD_LOCAL);
   if (l.handle == NULL) {
     fprintf(stderr, "dlopen(%s): %s\n", sg_test_plugin_path(), dlerror());
