@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "recipe.h"
 
 /* The default configuration is launch-bound and fixed so that results
  * compare across runs (issue 5): 16 layers, hidden 256, batch 128. */
@@ -29,6 +30,10 @@ static void usage(FILE *to) {
   fprintf(to,
     "usage: fp8_trainer [options]\n"
     "  --mode eager|graph|driver|stale  how steps run (default graph)\n"
+    "  --recipe delayed|current|block  how the plugin scales the FP8 weights:\n"
+    "                     from earlier steps' amax (default), from this\n"
+    "                     step's, or per 128x128 block (then the GEMMs run in\n"
+    "                     BF16 on the weights dequantized from the blocks)\n"
     "  --steps N          training steps, warm-up included (default %u)\n"
     "  --warmup N         eager steps before capture (default %u)\n"
     "  --print-every K    print the loss every K steps, 0: never (default %u)\n"
@@ -108,7 +113,8 @@ static bool parse_dim(const char *name, const char *text, uint32_t hi,
 }
 
 enum { OPT_WARMUP = 256, OPT_PRINT, OPT_LAYERS, OPT_HIDDEN, OPT_BATCH,
-       OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP };
+       OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP,
+       OPT_RECIPE };
 
 static const struct option long_options[] = {
   {"mode", required_argument, NULL, 'm'},
@@ -124,6 +130,7 @@ static const struct option long_options[] = {
   {"dump-weights", required_argument, NULL, OPT_WEIGHTS},
   {"bench", no_argument, NULL, OPT_BENCH},
   {"help", no_argument, NULL, OPT_HELP},
+  {"recipe", required_argument, NULL, OPT_RECIPE},
   {NULL, 0, NULL, 0}};
 
 /* One option's value into *o; false on a bad value. */
@@ -142,6 +149,9 @@ static bool apply(int opt, const char *arg, tr_options *o) {
     case OPT_LOSSES: o->dump_losses = arg; return true;
     case OPT_WEIGHTS: o->dump_weights = arg; return true;
     case OPT_BENCH: o->bench = true; return true;
+    case OPT_RECIPE:
+      return tr_parse_recipe(arg, &o->recipe) ||
+             fail("--recipe '%s' is not one of delayed, current, block", arg);
     default: usage(stderr); return false; /* getopt printed why */
   }
 }

@@ -14,6 +14,7 @@ static void register_weights(tr_trainer *t) {
   const uint32_t L = t->m.d.layers;
   sg_fp8_param_desc *descs = TR_CALLOC(L, sizeof *descs, "FP8 descriptors");
   tr_model_fp8_descs(&t->m, descs);
+  tr_recipe_descs(&t->recipe, &t->m, descs);
   CK_SG(t->api, t->session,
         t->api->register_fp8_params(t->session, descs, L, NULL));
   free(descs);
@@ -82,6 +83,7 @@ void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode) {
   r.group = SG_ALL_GROUPS;
   CK_SG(t->api, t->session,
         t->api->post_optimizer_step(t->session, stream, &r));
+  t->launches += tr_recipe_after_refresh(&t->recipe, &t->m, stream);
 }
 
 tr_config tr_config_for(const tr_options *o, tr_mode mode) {
@@ -95,6 +97,7 @@ tr_config tr_config_for(const tr_options *o, tr_mode mode) {
   c.warmup = o->warmup;
   c.refresh_mode = mode == TR_MODE_STALE ? SG_REFRESH_CAST
                                          : SG_REFRESH_CAST_TRANSPOSE;
+  c.recipe = o->recipe;
   return c;
 }
 
@@ -109,9 +112,11 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   /* Non-blocking: the legacy stream must never join a capture. */
   CK_CUDA(cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking));
   tr_model_create(&t->m, &cfg->dims, cfg->seed, TR_LEARNING_RATE);
+  tr_recipe_create(&t->recipe, cfg->recipe, &t->m);
   register_weights(t);
   tr_blas_create(&t->blas, TR_WORKSPACE_BYTES);
   plan_gemms(t);
+  tr_recipe_plan(&t->recipe, &t->blas, &t->m);
   first_refresh(t);
 }
 
@@ -127,6 +132,7 @@ void tr_trainer_destroy(tr_trainer *t) {
   }
   free(t->dgrad);
   free(t->forward);
+  tr_recipe_destroy(&t->recipe);
   tr_blas_destroy(&t->blas);
   tr_model_destroy(&t->m);
   CK_CUDA(cudaStreamDestroy(t->stream));

@@ -11,12 +11,14 @@
 #include "model.h"
 #include "options.h"
 #include "plugin_host.h"
+#include "recipe.h"
 
 typedef struct tr_config {
   tr_dims dims;
   uint64_t seed;
   uint32_t warmup;       /* the step driver's eager steps */
   uint32_t refresh_mode; /* SG_REFRESH_CAST_TRANSPOSE, or CAST for stale */
+  uint32_t recipe;       /* SG_RECIPE_* */
 } tr_config;
 
 typedef struct tr_trainer {
@@ -30,6 +32,7 @@ typedef struct tr_trainer {
   tr_gemm wgrad, teacher_in, teacher_out;
   cudaStream_t stream;
   uint32_t launches; /* kernel launches of the last enqueued step */
+  tr_recipe recipe;
 } tr_trainer;
 
 /* The configuration of a run of `mode` with the options' shapes and seed
