@@ -37,7 +37,7 @@ struct sg_k_transpose_ring {
 
 /* Starts loading tile `local` of v into sh and records its job. Whole
  * aligned rows go by cp.async (the caller waits for them); edge and
- * unaligned tiles are copied here, element by element. */
+ * unaligned tiles are gathered here, as aligned words. */
 template <class Chunk>
 __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
                                                      const sg_k_view &v, uint64_t local) {
@@ -53,7 +53,7 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
       sg_k_cp_async16(&sh.chunk[sg_k_slot(row, q)], src + row * ld_w + 16u * q);
     }
   } else {
-    sg_k_tile_fill_elements(sh, rows, cols, [&](uint32_t r, uint32_t c) { return src[r * ld_w + c]; });
+    sg_k_tile_fill_gather(sh, src, ld_w, rows, cols, v.w, v.w + (v.rows - 1) * ld_w + v.cols);
   }
   if (threadIdx.x == 0) {
     job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols,
