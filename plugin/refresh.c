@@ -20,43 +20,36 @@ static sg_status check_refresh_args(sg_session *s, const sg_refresh_args *in) {
 }
 
 /* The selected parameters exist and, for the cast modes, have masters:
- * host metadata only, so this stays capture-safe. */
-static sg_status check_selection(sg_session *s, const sg_refresh_args *in) {
-  uint32_t selected = 0;
-  for (uint32_t i = 0; i < s->fp8.count; i++) {
-    const sg_k_param *p = &s->fp8.params[i];
-    if (in->group != SG_ALL_GROUPS && p->group != in->group) {
-      continue;
-    }
-    selected++;
-    if (in->mode != SG_REFRESH_TRANSPOSE && p->master == NULL) {
-      return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
-                     "registered param %u has no master, so it cannot be "
-                     "refreshed in a cast mode",
-                     i);
-    }
-  }
-  if (selected == 0 && in->group != SG_ALL_GROUPS) {
+ * the registry's plan of the selection, host metadata only, so this stays
+ * capture-safe (and costs a search, not a pass over the parameters). */
+static sg_status check_selection(sg_session *s, const sg_refresh_args *in,
+                                 const sg_k_plan **plan_out) {
+  const sg_k_plan *plan = sg_registry_plan(&s->fp8, in->group);
+  if (plan == NULL) {
     return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
                    "args->group %u has no registered parameter",
                    (unsigned)in->group);
   }
+  if (in->mode != SG_REFRESH_TRANSPOSE && plan->first_without_master != UINT32_MAX) {
+    return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
+                   "registered param %u has no master, so it cannot be "
+                   "refreshed in a cast mode",
+                   (unsigned)plan->first_without_master);
+  }
+  *plan_out = plan;
   return SG_OK;
 }
 
-/* The tile modes' layout is chosen from the registered shapes at each
- * launch (host metadata, like the selection check): a captured launch keeps
- * the one it was captured with, which stays correct for any table, only
- * maybe slower. The cast mode has one layout. */
+/* The kernels the selection's recipes need (refresh.h, sg_k_refresh_kernels),
+ * the tile modes in the layout its shapes suit: both from the registered
+ * parameters at each call (host metadata, like the selection check). A
+ * captured launch keeps what it was captured with, which stays correct for
+ * any table of the same recipes, only maybe slower. */
 static sg_status launch(sg_session *s, sg_stream stream,
-                        const sg_refresh_args *in) {
-  const uint32_t layout =
-      in->mode == SG_REFRESH_CAST
-          ? SG_K_LAYOUT_NARROW
-          : sg_k_refresh_layout(s->fp8.params, s->fp8.count, in->group);
+                        const sg_refresh_args *in, const sg_k_plan *plan) {
   sg_status st = SG_CUDA(&s->diag, sg_k_refresh_launch(s->fp8.device_table, in->mode,
-                                                in->group, layout,
-                                                in->noop_flag, s->sm_count,
+                                                in->group, plan, in->noop_flag,
+                                                &s->refresh_device,
                                                 (cudaStream_t)stream));
   if (st == SG_OK) {
     s->stats.refreshes++;
@@ -76,14 +69,15 @@ sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
   if (st == SG_OK) {
     st = check_refresh_args(s, &in);
   }
+  const sg_k_plan *plan = NULL;
   if (st == SG_OK) {
-    st = check_selection(s, &in);
+    st = check_selection(s, &in, &plan);
   }
   if (st == SG_OK) {
     st = sg_require_device(s);
   }
   if (st == SG_OK && s->fp8.count > 0) {
-    st = launch(s, stream, &in);
+    st = launch(s, stream, &in, plan);
   }
   return sg_leave(&c, st);
 }

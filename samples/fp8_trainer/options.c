@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "recipe.h"
 
 /* The default configuration is launch-bound and fixed so that results
  * compare across runs (issue 5): 16 layers, hidden 256, batch 128. */
@@ -29,6 +30,10 @@ static void usage(FILE *to) {
   fprintf(to,
     "usage: fp8_trainer [options]\n"
     "  --mode eager|graph|driver|stale  how steps run (default graph)\n"
+    "  --recipe delayed|current|block  how the plugin scales the FP8 weights:\n"
+    "                     from earlier steps' amax (default), from this\n"
+    "                     step's, or per 128x128 block (then the GEMMs run in\n"
+    "                     BF16 on the weights dequantized from the blocks)\n"
     "  --steps N          training steps, warm-up included (default %u)\n"
     "  --warmup N         eager steps before capture (default %u)\n"
     "  --lr-warmup N      learning-rate warm-up steps, 0: constant (default 0)\n"
@@ -112,7 +117,7 @@ static bool parse_dim(const char *name, const char *text, uint32_t hi,
 
 enum { OPT_WARMUP = 256, OPT_PRINT, OPT_LAYERS, OPT_HIDDEN, OPT_BATCH,
        OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP,
-       OPT_LR_WARMUP };
+       OPT_LR_WARMUP, OPT_RECIPE };
 
 static const struct option long_options[] = {
   {"mode", required_argument, NULL, 'm'},
@@ -130,6 +135,7 @@ static const struct option long_options[] = {
   {"bench", no_argument, NULL, OPT_BENCH},
   TR_COND_LONG_OPTIONS,
   {"help", no_argument, NULL, OPT_HELP},
+  {"recipe", required_argument, NULL, OPT_RECIPE},
   {NULL, 0, NULL, 0}};
 
 /* One option's value into *o; false on a bad value. */
@@ -150,6 +156,9 @@ static bool apply(int opt, const char *arg, tr_options *o) {
     case OPT_LOSSES: o->dump_losses = arg; return true;
     case OPT_WEIGHTS: o->dump_weights = arg; return true;
     case OPT_BENCH: o->bench = true; return true;
+    case OPT_RECIPE:
+      return tr_parse_recipe(arg, &o->recipe) ||
+             fail("--recipe '%s' is not one of delayed, current, block", arg);
     default:
       if (opt >= TR_OPT_ACCUMULATE && tr_cond_apply(opt, arg, &o->cond)) {
         return true;

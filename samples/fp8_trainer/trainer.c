@@ -14,6 +14,7 @@ static void register_weights(tr_trainer *t) {
   const uint32_t L = t->m.d.layers;
   sg_fp8_param_desc *descs = TR_CALLOC(L, sizeof *descs, "FP8 descriptors");
   tr_model_fp8_descs(&t->m, descs);
+  tr_recipe_descs(&t->recipe, &t->m, descs);
   CK_SG(t->api, t->session,
         t->api->register_fp8_params(t->session, descs, L, NULL));
   free(descs);
@@ -90,6 +91,7 @@ void tr_refresh(tr_trainer *t, cudaStream_t stream, uint32_t mode) {
   r.group = SG_ALL_GROUPS;
   CK_SG(t->api, t->session,
         t->api->post_optimizer_step(t->session, stream, &r));
+  t->launches += tr_recipe_after_refresh(&t->recipe, &t->m, stream);
 }
 
 tr_config tr_config_for(const tr_options *o, tr_mode mode) {
@@ -105,6 +107,7 @@ tr_config tr_config_for(const tr_options *o, tr_mode mode) {
   c.refresh_mode = mode == TR_MODE_STALE ? SG_REFRESH_CAST
                                          : SG_REFRESH_CAST_TRANSPOSE;
   c.cond = o->cond;
+  c.recipe = o->recipe;
   return c;
 }
 
@@ -125,10 +128,12 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   tr_schedule_create(&t->schedule, cfg->dims.loss_capacity, cfg->lr_warmup,
                      TR_LEARNING_RATE);
   tr_cond_create(&t->cond, &cfg->cond, &t->m, cfg->dims.loss_capacity);
+  tr_recipe_create(&t->recipe, cfg->recipe, &t->m);
   register_weights(t);
   register_rate(t);
   tr_blas_create(&t->blas, TR_WORKSPACE_BYTES);
   plan_gemms(t);
+  tr_recipe_plan(&t->recipe, &t->blas, &t->m);
   first_refresh(t);
 }
 
@@ -144,6 +149,7 @@ void tr_trainer_destroy(tr_trainer *t) {
   }
   free(t->dgrad);
   free(t->forward);
+  tr_recipe_destroy(&t->recipe);
   tr_blas_destroy(&t->blas);
   tr_cond_destroy(&t->cond);
   tr_model_destroy(&t->m);

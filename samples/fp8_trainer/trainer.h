@@ -13,6 +13,7 @@
 #include "options.h"
 #include "plugin_host.h"
 #include "schedule.h"
+#include "recipe.h"
 
 typedef struct tr_config {
   tr_dims dims;
@@ -21,6 +22,7 @@ typedef struct tr_config {
   uint32_t lr_warmup;    /* the learning-rate schedule's warm-up */
   uint32_t refresh_mode; /* SG_REFRESH_CAST_TRANSPOSE, or CAST for stale */
   tr_cond_options cond;  /* accumulation, step guard, detector, digests */
+  uint32_t recipe;       /* SG_RECIPE_* */
 } tr_config;
 
 /* What the conditional features (cond_step.c) redirect in the step; NULL
@@ -47,6 +49,7 @@ typedef struct tr_trainer {
   tr_schedule schedule; /* the learning rate, a host static source */
   tr_cond cond;      /* the conditional features' state (cond_step.h) */
   tr_step_hooks hooks;
+  tr_recipe recipe;
 } tr_trainer;
 
 /* The configuration of a run of `mode` with the options' shapes and seed

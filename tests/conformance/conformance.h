@@ -47,5 +47,6 @@ Suite *step_plan_suite(void);
 Suite *rng_validation_suite(void);
 Suite *hardening_suite(void);
 Suite *conditional_suite(void);
+Suite *recipes_suite(void);
 
 #endif

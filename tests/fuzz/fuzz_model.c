@@ -11,7 +11,8 @@ typedef unsigned __int128 u128;
 
 bool fz_config_valid(const sg_session_config *c) {
   return c->struct_size >= SG_V1_0_SIZE_sg_session_config && c->device >= 0 &&
-         (c->flags & ~(uint32_t)SG_SESSION_VALIDATION_ONLY) == 0 &&
+         (c->flags & ~(uint32_t)(SG_SESSION_VALIDATION_ONLY |
+                                 SG_SESSION_CHECK_TRANSPOSES)) == 0 &&
          c->capture_mode <= SG_CAPTURE_RELAXED && c->log_level >= SG_LOG_OFF &&
          c->reserved0 == 0 && c->nccl_comm == NULL && c->nccl == NULL &&
          c->param_capacity <= FZ_MAX_PARAM_CAPACITY &&
