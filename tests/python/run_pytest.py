@@ -27,8 +27,15 @@ class Outcomes:
         if report.passed and report.when == "call":
             self.passed += 1
         elif report.skipped:
-            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
-            self.skipped.append(f"{report.nodeid}: {reason}")
+            self._skip(report)
+
+    def pytest_collectreport(self, report):
+        if report.skipped:  # a whole module skipped (no PyTorch, no GPU)
+            self._skip(report)
+
+    def _skip(self, report):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        self.skipped.append(f"{report.nodeid}: {reason}")
 
 
 def main(args):
@@ -42,14 +49,15 @@ def main(args):
         return SKIP
     outcomes = Outcomes()
     status = pytest.main(["-p", "no:cacheprovider", *args], plugins=[outcomes])
-    if status == pytest.ExitCode.NO_TESTS_COLLECTED:
-        print("run_pytest.py: FAIL: no test was collected")
-        return 1
-    if status == pytest.ExitCode.OK and outcomes.passed == 0 and outcomes.skipped:
+    ran_nothing = status in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) and outcomes.passed == 0
+    if ran_nothing and outcomes.skipped:
         print("run_pytest.py: SKIP: every test skipped:")
         for line in sorted(set(outcomes.skipped)):
             print("  " + line)
         return SKIP
+    if status == pytest.ExitCode.NO_TESTS_COLLECTED:
+        print("run_pytest.py: FAIL: no test was collected")
+        return 1
     return int(status)
 
 
