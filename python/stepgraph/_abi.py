@@ -27,7 +27,7 @@ from ctypes import (
     c_uint64,
     c_void_p,
 )
-from typing import Any, Callable, ClassVar, Dict, NamedTuple, Tuple, Type, TypeVar
+from typing import Any, Callable, ClassVar, Dict, List, NamedTuple, Tuple, Type, TypeVar
 
 # --- Versions and named constants ------------------------------------------
 
@@ -153,13 +153,26 @@ class Field(NamedTuple):
 class AbiStruct(ctypes.Structure):
     """A struct of the ABI. Every one begins with ``size_t struct_size``."""
 
-    _since_: ClassVar[Dict[str, int]] = {}
+    _layout_: ClassVar[Tuple[Field, ...]] = ()
     struct_size: int
+
+    @classmethod
+    def field_names(cls) -> List[str]:
+        """The fields, in header order."""
+        return [f.name for f in cls._layout_]
+
+    @classmethod
+    def field(cls, name: str) -> Field:
+        """Field `name` (KeyError if the struct has none)."""
+        for f in cls._layout_:
+            if f.name == name:
+                return f
+        raise KeyError(f"{cls.__name__} has no field {name}")
 
     @classmethod
     def field_since(cls, name: str) -> int:
         """The ABI minor that appended field `name`."""
-        return cls._since_[name]
+        return cls.field(name).since
 
     @classmethod
     def field_end(cls, name: str) -> int:
@@ -175,7 +188,7 @@ def layout(*fields: Field) -> Callable[[S], S]:
     """Gives a struct class its fields (ctypes' `_fields_`) and their minors."""
 
     def apply(cls: S) -> S:
-        cls._since_ = {f.name: f.since for f in fields}
+        cls._layout_ = fields
         cls._fields_ = [(f.name, f.ctype) for f in fields]
         return cls
 

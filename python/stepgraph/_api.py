@@ -61,7 +61,7 @@ class Api:
 
     def fields(self, cls: Type[_abi.AbiStruct]) -> List[str]:
         """The fields of struct `cls` that the plugin's ABI minor has."""
-        return [name for name, _ in cls._fields_ if cls.field_since(name) <= self.minor]
+        return [name for name in cls.field_names() if cls.field_since(name) <= self.minor]
 
     def new(self, cls: Type[T], label: str = "", **values: Any) -> T:
         """A struct with struct_size set and `values` filled in. Setting a
@@ -78,7 +78,7 @@ class Api:
                     f"{where} needs ABI 1.{cls.field_since(name)}; the plugin "
                     f"({self.path}) implements ABI 1.{self.minor}",
                 )
-            check_int(where, dict(cls._fields_)[name], value)
+            check_int(where, cls.field(name).ctype, value)
             try:
                 setattr(struct, name, value)
             except (TypeError, ValueError) as exc:
@@ -111,7 +111,7 @@ def _int_range(ctype: Any) -> Optional[range]:
         return range(0, 1 << (8 * ctypes.sizeof(ctype)))
     if not (isinstance(ctype, type) and issubclass(ctype, ctypes._SimpleCData)):
         return None
-    if ctype._type_ not in "bBhHiIlLqQ":
+    if getattr(ctype, "_type_", None) not in tuple("bBhHiIlLqQ"):
         return None
     bits = 8 * ctypes.sizeof(ctype)
     signed = ctype(-1).value < 0

@@ -45,6 +45,7 @@ from .results import (
 
 StreamLike = Any  # int (cudaStream_t), None, or an object with cuda_stream / ptr
 D = TypeVar("D")
+S = TypeVar("S", bound="Session")
 
 
 def address_of(obj: Any) -> int:
@@ -150,7 +151,7 @@ class Session:
 
     # --- Lifecycle ---------------------------------------------------------
 
-    def __enter__(self) -> "Session":
+    def __enter__(self: S) -> S:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -42,11 +42,10 @@ class TableDouble:
         self.calls: List[tuple] = []
         self._functions: Dict[str, Any] = {}
         table = _abi.Api.from_buffer_copy(api.table)
-        types = dict(_abi.Api._fields_)
         for name, fn in entries.items():
             # char * parameters arrive as addresses (ctypes would copy them
             # into bytes), so a double can write into the host's buffer.
-            ftype = types[name]
+            ftype = _abi.Api.field(name).ctype
             raw_args = [ctypes.c_void_p if t is ctypes.c_char_p else t for t in ftype._argtypes_]
             raw = ctypes.CFUNCTYPE(ftype._restype_, *raw_args)(self._recorder(name, fn))
             self._functions[name] = raw

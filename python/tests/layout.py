@@ -83,15 +83,14 @@ def compare_struct(name: str, header: Header) -> List[str]:
     if ctypes.sizeof(cls) != header.structs[name]:
         problems.append(f"sizeof({name}) is {header.structs[name]}, the mirror's {ctypes.sizeof(cls)}")
     c_names = [f[0] for f in header.fields[name]]
-    mirror_names = [f[0] for f in cls._fields_]
+    mirror_names = cls.field_names()
     if c_names != mirror_names:
         problems.append(f"{name}'s fields are {c_names}, the mirror's {mirror_names}")
-    ctypes_of = dict(cls._fields_)
     for fname, offset, size, c_kind, sig in header.fields[name]:
-        if fname not in ctypes_of:
+        if fname not in mirror_names:
             continue
         descriptor = getattr(cls, fname)
-        ctype = ctypes_of[fname]
+        ctype = cls.field(fname).ctype
         mirror = (descriptor.offset, descriptor.size, kind_of(ctype))
         if mirror != (offset, size, c_kind):
             problems.append(f"{name}.{fname}: header offset/size/kind {(offset, size, c_kind)}, mirror {mirror}")

@@ -138,9 +138,11 @@ class Session(_BaseSession):
         side = self.stream
         current = torch.cuda.current_stream(self.device)
         side.wait_stream(current)
-        with torch.cuda.stream(side):
-            yield side.cuda_stream
-        current.wait_stream(side)
+        try:
+            with torch.cuda.stream(side):
+                yield side.cuda_stream
+        finally:
+            current.wait_stream(side)
 
     def _refresh_stream(self, stream: StreamLike) -> int:
         if stream is None:

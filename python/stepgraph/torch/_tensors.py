@@ -6,7 +6,7 @@ the wrong dtype, or on another device is refused with a message naming it.
 
 from __future__ import annotations
 
-from typing import Collection, Dict, Optional, Tuple
+from typing import Collection, Dict, Mapping, Optional, Tuple
 
 import torch
 
@@ -44,7 +44,7 @@ def check_device(t: torch.Tensor, name: str, device: Optional[int]) -> None:
         raise refuse(f"{name} is on {t.device}, the session on cuda:{device}")
 
 
-def matrix(t: torch.Tensor, name: str, dtypes: Dict[torch.dtype, int]) -> Tuple[int, int, int]:
+def matrix(t: torch.Tensor, name: str, dtypes: Mapping[torch.dtype, int]) -> Tuple[int, int, int]:
     """(rows, cols, leading dimension) of a row-major 2-D matrix."""
     check_tensor(t, name, dtypes)
     if t.dim() != 2:

@@ -67,10 +67,13 @@ def test_a_recapture_keeps_one_use_of_the_pool() -> None:
     out = torch.empty_like(x)
     with sgt.Session() as session:
         session.pre_capture()
+        pools = set()
         for _ in range(3):
             with session.capture(1):
                 out.copy_(x * 2)
-            pool = session.graph_pool(1)
+            pools.add(session.graph_pool(1))
+        assert len(pools) == 1 and None not in pools
+        (pool,) = pools
         assert session.stats().captures == 3
         session.invalidate(1)
         torch.cuda.synchronize()
