@@ -9,7 +9,7 @@ older plugin gets a clear NotSupported instead of a call through garbage.
 from __future__ import annotations
 
 import ctypes
-from typing import Any, List, Optional, Type, TypeVar
+from typing import Any, List, Optional, Tuple, Type, TypeVar
 
 from . import _abi
 from .errors import InvalidArgument, NotSupported
@@ -105,32 +105,34 @@ class Api:
         return buf.value.decode("utf-8", "replace")
 
 
-def _int_range(ctype: Any) -> Optional[range]:
-    """The values an integer or address C type holds (None: not one)."""
+def _int_range(ctype: Any) -> Optional[Tuple[int, int]]:
+    """The [lowest, highest] value an integer or address C type holds (None:
+    not one)."""
     if ctype is ctypes.c_void_p:
-        return range(0, 1 << (8 * ctypes.sizeof(ctype)))
+        return 0, (1 << (8 * ctypes.sizeof(ctype))) - 1
     if not (isinstance(ctype, type) and issubclass(ctype, ctypes._SimpleCData)):
         return None
     if getattr(ctype, "_type_", None) not in tuple("bBhHiIlLqQ"):
         return None
     bits = 8 * ctypes.sizeof(ctype)
-    signed = ctype(-1).value < 0
-    return range(-(1 << (bits - 1)), 1 << (bits - 1)) if signed else range(0, 1 << bits)
+    if ctype(-1).value < 0:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
 
 
 def check_int(where: str, ctype: Any, value: Any) -> None:
     """InvalidArgument, naming `where`, unless `value` fits C type `ctype`."""
-    allowed = _int_range(ctype)
-    if allowed is None or value is None:
+    bounds = _int_range(ctype)
+    if bounds is None or (value is None and ctype is ctypes.c_void_p):  # NULL
         return
     if not isinstance(value, int):
         raise InvalidArgument(
             _abi.Status.ERR_INVALID_ARGUMENT,
             f"{where} is {value!r}, not an integer",
         )
-    if value not in allowed:
+    low, high = bounds
+    if not low <= value <= high:
         raise InvalidArgument(
             _abi.Status.ERR_INVALID_ARGUMENT,
-            f"{where} is {value}, outside the range of its C type "
-            f"[{allowed.start}, {allowed.stop - 1}]",
+            f"{where} is {value}, outside the range of its C type [{low}, {high}]",
         )

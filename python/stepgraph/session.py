@@ -132,11 +132,11 @@ class Session:
             "config",
             device=device,
             flags=int(SessionFlag.VALIDATION_ONLY) if validation_only else 0,
-            capture_mode=int(capture_mode),
+            capture_mode=capture_mode,
             warmup_steps=warmup_steps,
             param_capacity=param_capacity,
             static_capacity=static_capacity,
-            log_level=int(log_level),
+            log_level=log_level,
             rng_seed=rng_seed,
             graph_mem_budget=graph_mem_budget,
         )
@@ -299,7 +299,7 @@ class Session:
         args = self.api.new(
             _abi.RefreshArgs,
             "args",
-            mode=int(mode),
+            mode=mode,
             group=group,
             noop_flag=ctypes.cast(noop_address, ctypes.POINTER(ctypes.c_int32)),
         )
@@ -506,8 +506,8 @@ class Session:
         return self.api.new(
             _abi.Fp8ParamDesc,
             label,
-            format=int(p.format),
-            master_dtype=int(p.master_dtype),
+            format=p.format,
+            master_dtype=p.master_dtype,
             rows=p.rows,
             cols=p.cols,
             data=p.data,
@@ -526,7 +526,7 @@ class Session:
 
     def _capture_args(self, key: int, stream: int, mode: Optional[CaptureMode]) -> _abi.CaptureArgs:
         chosen = self.capture_mode if mode is None else mode
-        return self.api.new(_abi.CaptureArgs, "args", key=key, stream=stream, capture_mode=int(chosen))
+        return self.api.new(_abi.CaptureArgs, "args", key=key, stream=stream, capture_mode=chosen)
 
     def _abandon_capture(self, key: int, stream: int) -> None:
         """After the body raised: end the capture; drop a partial graph."""

@@ -162,14 +162,15 @@ def _recording(events: List[str], name: str) -> Any:
     return scope()
 
 
+def _logging(api: stepgraph.Api, level: stepgraph.LogLevel, messages: List[Tuple[int, str]]) -> stepgraph.Session:
+    return stepgraph.Session(
+        validation_only=True, log=lambda lvl, text: messages.append((lvl, text)), log_level=level, library=api
+    )
+
+
 def test_log_callback_receives_messages(api: stepgraph.Api) -> None:
     messages: List[Tuple[int, str]] = []
-    with stepgraph.Session(
-        validation_only=True,
-        log=lambda level, text: messages.append((level, text)),
-        log_level=stepgraph.LogLevel.INFO,
-        library=api,
-    ) as session:
+    with _logging(api, stepgraph.LogLevel.INFO, messages) as session:
         with pytest.raises(stepgraph.NotFound):
             session.graph_info(6)
     assert (stepgraph.LogLevel.INFO, "session created on device 0 (validation only)") in messages
@@ -179,12 +180,7 @@ def test_log_callback_receives_messages(api: stepgraph.Api) -> None:
 
 def test_log_level_filters(api: stepgraph.Api) -> None:
     messages: List[Tuple[int, str]] = []
-    with stepgraph.Session(
-        validation_only=True,
-        log=lambda level, text: messages.append((level, text)),
-        log_level=stepgraph.LogLevel.ERROR,
-        library=api,
-    ) as session:
+    with _logging(api, stepgraph.LogLevel.ERROR, messages) as session:
         session.pre_capture(STREAM)  # logs at DEBUG
         with pytest.raises(stepgraph.NotFound):
             session.graph_info(6)

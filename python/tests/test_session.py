@@ -286,3 +286,10 @@ def test_unknown_status_still_raises_error() -> None:
     error = stepgraph.errors.error_for(77, "from a newer plugin")
     assert type(error) is stepgraph.Error and error.status == 77
     assert str(error) == "from a newer plugin [77]"
+
+
+def test_wrong_types_are_invalid_arguments(session: stepgraph.Session) -> None:
+    with pytest.raises(stepgraph.InvalidArgument, match="args.mode is 'cast', not an integer"):
+        session.refresh("cast")  # type: ignore[arg-type]
+    with pytest.raises(stepgraph.InvalidArgument, match=r"params\[0\].format is None, not an integer"):
+        session.register_fp8_params([fp8_param(0x100000, format=None)])

@@ -75,36 +75,12 @@ class Session(_BaseSession):
 
     # --- Registration from tensors ------------------------------------------
 
-    def register_fp8(
-        self,
-        weight: torch.Tensor,
-        transpose: torch.Tensor,
-        *,
-        master: Optional[torch.Tensor] = None,
-        scale: Optional[torch.Tensor] = None,
-        scale_inv: Optional[torch.Tensor] = None,
-        amax: Optional[torch.Tensor] = None,
-        group: int = 0,
-        cast_range: Optional[Tuple[int, int]] = None,
-    ) -> int:
-        """Registers one FP8 parameter from tensors (see fp8_param); returns
-        its index. For many, build them with stepgraph.torch.fp8_param and
-        pass the list to register_fp8_params: one validation, one upload."""
-        return self.register_fp8_params(
-            [
-                fp8_param(
-                    weight,
-                    transpose,
-                    master=master,
-                    scale=scale,
-                    scale_inv=scale_inv,
-                    amax=amax,
-                    group=group,
-                    cast_range=cast_range,
-                    device=self.device,
-                )
-            ]
-        )
+    def register_fp8(self, weight: torch.Tensor, transpose: torch.Tensor, **options: Any) -> int:
+        """Registers one FP8 parameter from tensors; `options` are
+        fp8_param's (master, scale, scale_inv, amax, group, cast_range).
+        Returns its index. For many, build them with stepgraph.torch.fp8_param
+        and pass the list to register_fp8_params: one validation, one upload."""
+        return self.register_fp8_params([fp8_param(weight, transpose, device=self.device, **options)])
 
     def register_static(self, *tensors: torch.Tensor) -> int:
         """Registers contiguous tensors as static buffers; returns the index
