@@ -293,3 +293,11 @@ def test_wrong_types_are_invalid_arguments(session: stepgraph.Session) -> None:
         session.refresh("cast")  # type: ignore[arg-type]
     with pytest.raises(stepgraph.InvalidArgument, match=r"params\[0\].format is None, not an integer"):
         session.register_fp8_params([fp8_param(0x100000, format=None)])
+
+
+@pytest.mark.parametrize("status", [s for s in Status if s >= Status.ERR_INVALID_ARGUMENT])
+def test_every_error_status_has_its_exception(status: Status) -> None:
+    error = stepgraph.errors.error_for(int(status), "detail")
+    assert type(error) is not stepgraph.Error and isinstance(error, stepgraph.Error)
+    assert error.status is status and error.detail == "detail"
+    assert type(error).__doc__.startswith(f"SG_{status.name}")
