@@ -11,6 +11,9 @@
   current stream before and after: the legacy default stream cannot be
   captured, and warm-up runs on the stream the capture uses, as PyTorch
   recommends (lazily created handles and workspaces belong to a stream).
+  A stream given explicitly is made current for the entry, with no joins:
+  ordering it against other streams is then the caller's, as with
+  torch.cuda.graph(stream=...).
 - Plugin-owned captures of PyTorch work: during ``capture()`` and the step
   driver's capture phase the capture stream is current and PyTorch's
   caching allocator is routed to a private pool per key (_pools.py), so the
@@ -108,8 +111,10 @@ class Session(_BaseSession):
 
     @contextlib.contextmanager
     def _around(self, stream: StreamLike) -> Iterator[int]:
-        if stream is not None:
-            yield self._remember(stream)
+        if stream is not None:  # the caller's stream: current, no joins
+            handle = self._remember(stream)
+            with torch.cuda.stream(self._torch_stream(handle)):
+                yield handle
             return
         side = self.stream
         current = torch.cuda.current_stream(self.device)

@@ -247,3 +247,19 @@ def test_losing_the_graph_releases_its_pool(release: str) -> None:
     assert _pool_bytes(pool) == 0
     assert torch.cuda.memory_reserved() <= baseline
     session.close()
+
+
+@pytest.mark.parametrize("explicit", [False, True], ids=["side stream", "caller's stream"])
+def test_the_step_runs_on_the_capture_stream(explicit: bool) -> None:
+    caller = torch.cuda.Stream()
+    seen: List[Tuple[Any, int, int]] = []
+
+    def step(ctx: stepgraph.StepContext) -> None:
+        seen.append((ctx.phase, ctx.stream, torch.cuda.current_stream().cuda_stream))
+
+    with sgt.Session(warmup_steps=1) as session:
+        for _ in range(3):
+            session.step(step, key=1, stream=caller if explicit else None)
+        expected = caller.cuda_stream if explicit else session.stream.cuda_stream
+    assert [phase for phase, _, _ in seen] == [stepgraph.StepPhase.WARMUP, stepgraph.StepPhase.CAPTURE]
+    assert all(s == expected and current == expected for _, s, current in seen)
