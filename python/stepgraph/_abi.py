@@ -6,10 +6,13 @@ This module is the only place that knows the C layout. The layout test
 offset and kind of every field, entry and parameter, and compares it with
 what is declared here, so the mirror cannot drift from the header.
 
-Appending to the ABI (a minor version) is one line per field or entry:
-``Field("name", ctype, since=1)``. ``since`` is the ABI minor that appended
-it; the binding uses a field or entry only when the plugin's reported minor
-has it (see ``_api.Api``). Nothing may be reordered, removed or retyped.
+Appending to the ABI (a minor version) is one line per field or entry,
+``Field("name", ctype, since=1)``, and ABI_MINOR set to the header's (the
+layout test checks both); a field of an out struct also gets a default of
+None in its dataclass in results.py. ``since`` is the ABI minor that
+appended it; the binding uses a field or entry only when the plugin's
+reported minor has it (see ``_api.Api``). Nothing may be reordered, removed
+or retyped.
 """
 
 from __future__ import annotations

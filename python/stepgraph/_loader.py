@@ -101,4 +101,3 @@ def load(path: Optional[PathLike] = None) -> Api:
             _loaded[what] = api
             return api
     raise LibraryNotFound(None, "cannot load libstepgraph.so.1: " + "; ".join(failures))
-

@@ -110,9 +110,3 @@ def test_fields_of_a_newer_minor(api: stepgraph.Api) -> None:
     probe = minor1.new(Probe, old=2, new=3)
     assert probe.struct_size == ctypes.sizeof(Probe) and (probe.old, probe.new) == (2, 3)
     assert minor0.read(probe) == {"struct_size": ctypes.sizeof(Probe), "old": 2}
-
-
-def test_every_field_of_the_mirror_is_1_0() -> None:
-    for cls in _abi.STRUCTS.values():
-        assert all(cls.field_since(name) == 0 for name in cls.field_names()), cls.__name__
-
