@@ -4,7 +4,8 @@
 Usage: run_pytest.py <pytest arguments...>
 
 - pytest missing: exit 77 (CTest: skipped) with the reason, except in CI
-  (CI=true), where the binding's tests must run and a missing pytest fails.
+  (CI=true) and under STEPGRAPH_REQUIRE_GPU=1, where the tests must run and
+  a missing pytest fails.
 - every test skipped (no GPU, no PyTorch): exit 77 with the skip reasons.
 - no test collected: exit 1; a run that tested nothing is not a pass.
 - otherwise pytest's own exit status.
@@ -42,7 +43,7 @@ def main(args):
     try:
         import pytest
     except ImportError:
-        if os.environ.get("CI") == "true":
+        if os.environ.get("CI") == "true" or os.environ.get("STEPGRAPH_REQUIRE_GPU") == "1":
             print("run_pytest.py: FAIL: pytest is not installed (scripts/test installs it)")
             return 1
         print("run_pytest.py: SKIP: pytest is not installed (pip install pytest)")
