@@ -18,9 +18,14 @@ from ._abi import (
     DType,
     Fp8Format,
     LogLevel,
+    RNG_PLACEHOLDER_BASE_OFFSET,
+    RNG_PLACEHOLDER_SEED,
     RefreshMode,
+    ReplayFlag,
     SessionFlag,
     Status,
+    StepAction,
+    StepFlag,
     StepOutcome,
     StepPhase,
 )
@@ -54,12 +59,13 @@ from .results import (
     RunEagerly,
     StaticBuffer,
     StepContext,
+    StepPlan,
     StepResult,
     Stats,
 )
 from .session import Session, address_of, stream_handle
 
-__version__ = "0.1.0"
+__version__ = "1.1.0"
 
 __all__ = [
     "ABI_MAJOR",
@@ -88,7 +94,10 @@ __all__ = [
     "NotFound",
     "NotSupported",
     "OutOfMemory",
+    "RNG_PLACEHOLDER_BASE_OFFSET",
+    "RNG_PLACEHOLDER_SEED",
     "RefreshMode",
+    "ReplayFlag",
     "RngDeviceState",
     "RngState",
     "RunEagerly",
@@ -97,9 +106,12 @@ __all__ = [
     "StaticBuffer",
     "Stats",
     "Status",
+    "StepAction",
     "StepContext",
+    "StepFlag",
     "StepOutcome",
     "StepPhase",
+    "StepPlan",
     "StepResult",
     "StructSizeError",
     "Timeout",

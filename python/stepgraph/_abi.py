@@ -35,12 +35,16 @@ from typing import Any, Callable, ClassVar, Dict, List, NamedTuple, Tuple, Type,
 # --- Versions and named constants ------------------------------------------
 
 ABI_MAJOR = 1
-ABI_MINOR = 0  # the header minor this mirror was written for
+ABI_MINOR = 1  # the header minor this mirror was written for
 ABI_VERSION = (ABI_MAJOR << 16) | ABI_MINOR
-LIBRARY_VERSION = "0.1.0"  # SG_LIBRARY_VERSION of that header
+LIBRARY_VERSION = "1.1.0"  # SG_LIBRARY_VERSION of that header
 GET_API_SYMBOL = "sg_get_api_v1"
 STATUS_COUNT = 17
 ALL_GROUPS = 0xFFFFFFFF  # SG_ALL_GROUPS: refresh every parameter group
+# What rng_device_state gives in a validation-only session (ABI 1.1):
+# addresses that are never memory; compare, never dereference.
+RNG_PLACEHOLDER_SEED = 0xDEAD5EED00000000
+RNG_PLACEHOLDER_BASE_OFFSET = 0xDEAD5EED00000008
 
 
 def version_major(version: int) -> int:
@@ -139,6 +143,28 @@ class StepOutcome(enum.IntEnum):
     WARMUP = 0
     CAPTURED = 1
     REPLAYED = 2
+    EAGER = 3
+
+
+class ReplayFlag(enum.IntFlag):
+    """sg_replay_flag (ABI 1.1): bits of sg_replay_args.flags."""
+
+    HOST_SOURCES = 1 << 0  # static sources may be page-locked host memory
+
+
+class StepFlag(enum.IntFlag):
+    """sg_step_flag (ABI 1.1): bits of sg_step_args.flags."""
+
+    HOST_SOURCES = 1 << 0
+
+
+class StepAction(enum.IntEnum):
+    """sg_step_action (ABI 1.1): what step_plan tells a host that captures
+    and replays itself to do this call."""
+
+    WARMUP = 0
+    CAPTURE = 1
+    REPLAY = 2
     EAGER = 3
 
 
@@ -337,9 +363,23 @@ StepFn = CFUNCTYPE(c_int32, c_void_p, StreamPtr, POINTER(StepContext))
     Field("user", c_void_p),
     Field("outcome_out", c_uint32),
     Field("reserved0", c_uint32),
+    Field("static_sources", POINTER(c_void_p), since=1),
+    Field("static_source_count", c_uint32, since=1),
+    Field("flags", c_uint32, since=1),
 )
 class StepArgs(AbiStruct):
     """sg_step_args of the step driver."""
+
+
+@layout(
+    Field("struct_size", c_size_t, since=1),
+    Field("key", c_uint64, since=1),
+    Field("action_out", c_uint32, since=1),
+    Field("pre_capture_out", c_uint32, since=1),
+    Field("step_index_out", c_uint64, since=1),
+)
+class StepPlan(AbiStruct):
+    """sg_step_plan (ABI 1.1) of step_plan."""
 
 
 @layout(
@@ -450,6 +490,7 @@ layout(
     Field("graph_info", CFUNCTYPE(_S, SessionPtr, c_uint64, POINTER(GraphInfo))),
     Field("dump_graph", CFUNCTYPE(_S, SessionPtr, c_uint64, c_char_p)),
     Field("sync", CFUNCTYPE(_S, SessionPtr, StreamPtr, c_uint32)),
+    Field("step_plan", CFUNCTYPE(_S, SessionPtr, POINTER(StepPlan)), since=1),
 )(Api)
 
 # --- Index for the layout test: C name -> mirror ---------------------------
@@ -464,6 +505,7 @@ STRUCTS: Dict[str, Type[AbiStruct]] = {
     "sg_refresh_args": RefreshArgs,
     "sg_step_context": StepContext,
     "sg_step_args": StepArgs,
+    "sg_step_plan": StepPlan,
     "sg_rng_state": RngState,
     "sg_rng_device_state": RngDeviceState,
     "sg_stats": Stats,
@@ -489,6 +531,9 @@ ENUMS: Dict[str, Tuple[Type[enum.Enum], str]] = {
     "sg_refresh_mode": (RefreshMode, "SG_REFRESH_"),
     "sg_step_phase": (StepPhase, "SG_PHASE_"),
     "sg_step_outcome": (StepOutcome, "SG_STEP_"),
+    "sg_replay_flag": (ReplayFlag, "SG_REPLAY_"),
+    "sg_step_flag": (StepFlag, "SG_STEP_"),
+    "sg_step_action": (StepAction, "SG_ACTION_"),
 }
 
 CONSTANTS: Dict[str, Any] = {
@@ -499,4 +544,22 @@ CONSTANTS: Dict[str, Any] = {
     "SG_GET_API_SYMBOL": GET_API_SYMBOL,
     "SG_STATUS_COUNT": STATUS_COUNT,
     "SG_ALL_GROUPS": ALL_GROUPS,
+    "SG_RNG_PLACEHOLDER_SEED": RNG_PLACEHOLDER_SEED,
+    "SG_RNG_PLACEHOLDER_BASE_OFFSET": RNG_PLACEHOLDER_BASE_OFFSET,
 }
+
+
+def size_macros() -> Dict[str, int]:
+    """SG_V1_<minor>_SIZE_<type> for every struct and each minor that
+    appended to it: the struct_size through its last field of that minor.
+    The header defines the same macros; the layout test compares them, which
+    checks every field's `since`."""
+    sizes = {}
+    for c_name, cls in STRUCTS.items():
+        for minor in sorted({f.since for f in cls._layout_}):
+            last = [f for f in cls._layout_ if f.since <= minor][-1]
+            sizes[f"SG_V1_{minor}_SIZE_{c_name}"] = cls.field_end(last.name)
+    return sizes
+
+
+CONSTANTS.update(size_macros())

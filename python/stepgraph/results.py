@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ._abi import DType, Fp8Format, StepOutcome, StepPhase
+from ._abi import DType, Fp8Format, StepAction, StepOutcome, StepPhase
 
 
 @dataclass
@@ -140,3 +140,14 @@ class Capture:
     key: int
     stream: int
     eager: Optional[RunEagerly] = None
+
+
+@dataclass(frozen=True)
+class StepPlan:
+    """step_plan's answer (sg_step_plan, ABI 1.1): what the step driver would
+    do for the key in this call, for a host that captures and replays
+    itself. `pre_capture`: call pre_capture before capture_begin."""
+
+    action: StepAction
+    pre_capture: bool
+    step_index: int  # the key's steps counted before this call

@@ -29,7 +29,7 @@ from ._abi import ALL_GROUPS, CaptureMode, LogLevel, RefreshMode, SessionFlag, S
 from ._api import Api, check_int
 from ._callbacks import STEP_CALLBACK_RAISED, LogFunction, LogTrampoline, StepFunction, StepTrampoline
 from ._loader import PathLike, load
-from .errors import Error, InvalidArgument, InvalidState, NotFound, error_for
+from .errors import Error, InvalidArgument, InvalidState, NotFound, NotSupported, error_for
 from .results import (
     Capture,
     Fp8Param,
@@ -39,6 +39,7 @@ from .results import (
     RunEagerly,
     StaticBuffer,
     StepContext,
+    StepPlan,
     StepResult,
     Stats,
 )
@@ -307,28 +308,34 @@ class Session:
         self._keep([noop])
 
     def replay(
-        self, key: int, stream: StreamLike = None, static_sources: Optional[Sequence[Any]] = None
+        self,
+        key: int,
+        stream: StreamLike = None,
+        static_sources: Optional[Sequence[Any]] = None,
+        host_sources: bool = False,
     ) -> Optional[RunEagerly]:
         """Launches the key's graph: one launch, no synchronisation. Each of
-        `static_sources` (device address, tensor, or None for none) is first
-        copied into static buffer i on the same stream; they are borrowed and
-        must stay valid until that copy has run. Returns RunEagerly for an
-        eager-only key. Not capture-safe."""
-        sources = [address_of(x) or None for x in static_sources or ()]
-        array = (ctypes.c_void_p * len(sources))(*sources)
+        `static_sources` (an address, a tensor, or None for none) is first
+        copied into static buffer i on the same stream, by one batched copy
+        kernel, when it runs: keep each source unchanged until the replay's
+        work has run. Sources are device memory of the session's device, or
+        with `host_sources` (ABI 1.1) also page-locked host memory, each
+        checked. Returns RunEagerly for an eager-only key (the sources are
+        copied all the same, ABI 1.1). Not capture-safe."""
         with self._around(stream) as s:
-            args = self.api.new(
-                _abi.ReplayArgs,
-                "args",
-                key=key,
-                stream=s,
-                static_sources=ctypes.cast(array, ctypes.POINTER(ctypes.c_void_p)),
-                static_source_count=len(sources),
-            )
+            sources = self._sources(static_sources, _abi.ReplayFlag.HOST_SOURCES, host_sources)
+            args = self.api.new(_abi.ReplayArgs, "args", key=key, stream=s, **sources)
             status = self._call("replay", ctypes.byref(args))
         return self._eager(key) if status == Status.RUN_EAGERLY else None
 
-    def step(self, fn: StepFunction, key: int = 0, stream: StreamLike = None) -> StepResult:
+    def step(
+        self,
+        fn: StepFunction,
+        key: int = 0,
+        stream: StreamLike = None,
+        static_sources: Optional[Sequence[Any]] = None,
+        host_sources: bool = False,
+    ) -> StepResult:
         """Runs one step of `fn(ctx: StepContext)` through the plugin's step
         driver: the first warmup_steps calls for a key eagerly, then one
         capture (launched once), then replays; after a capture failure `fn`
@@ -336,10 +343,15 @@ class Session:
         `fn` becomes a failing status for the plugin and is re-raised here
         with its traceback; if the plugin instead fell back to an eager run
         (the exception had invalidated the capture), the step succeeds with
-        outcome EAGER and the exception in StepResult.capture_error."""
+        outcome EAGER and the exception in StepResult.capture_error.
+        `static_sources` (ABI 1.1) are copied into the static buffers before
+        the step in every phase, as replay's are."""
         trampoline = StepTrampoline(fn, self._callback_scope)
         with self._around(stream) as s:
-            args = self.api.new(_abi.StepArgs, "args", key=key, stream=s)
+            sources = {}
+            if static_sources is not None or host_sources:
+                sources = self._sources(static_sources, _abi.StepFlag.HOST_SOURCES, host_sources)
+            args = self.api.new(_abi.StepArgs, "args", key=key, stream=s, **sources)
             args.fn = trampoline.c_function
             status = self._raw_call("step", ctypes.byref(args))
         if _abi.StepPhase.CAPTURE in trampoline.phases:
@@ -353,6 +365,15 @@ class Session:
             raise trampoline.errors[-1]
         cause = trampoline.errors[-1] if trampoline.errors else None
         raise self._error(status) from cause
+
+    def step_plan(self, key: int = 0) -> StepPlan:
+        """What the step driver would do for `key` in this call (ABI 1.1),
+        for a host that captures and replays itself; counts one step of the
+        key, as a driver step does. Host-only bookkeeping; not capture-safe."""
+        self.api.entry("step_plan")  # NotSupported from a 1.0 plugin, naming the entry
+        plan = self.api.new(_abi.StepPlan, "plan", key=key)
+        self._call("step_plan", ctypes.byref(plan))
+        return StepPlan(_abi.StepAction(plan.action_out), bool(plan.pre_capture_out), plan.step_index_out)
 
     # --- RNG --------------------------------------------------------------------------
 
@@ -523,6 +544,23 @@ class Session:
             range_end=p.range_end,
             group=p.group,
         )
+
+    def _sources(self, sources: Optional[Sequence[Any]], flag: int, host: bool) -> Dict[str, Any]:
+        """static_sources, static_source_count and flags of replay's or
+        step's args. The address array lives as long as the args struct
+        (ctypes keeps it); host sources need ABI 1.1."""
+        if host and self.api.minor < 1:
+            raise NotSupported(
+                Status.ERR_NOT_SUPPORTED,
+                f"host_sources needs ABI 1.1; the plugin ({self.api.path}) implements ABI 1.{self.api.minor}",
+            )
+        addresses = [address_of(x) or None for x in sources or ()]
+        array = (ctypes.c_void_p * len(addresses))(*addresses)
+        return {
+            "static_sources": ctypes.cast(array, ctypes.POINTER(ctypes.c_void_p)),
+            "static_source_count": len(addresses),
+            "flags": flag if host else 0,
+        }
 
     def _capture_args(self, key: int, stream: int, mode: Optional[CaptureMode]) -> _abi.CaptureArgs:
         chosen = self.capture_mode if mode is None else mode

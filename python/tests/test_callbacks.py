@@ -173,7 +173,7 @@ def test_log_callback_receives_messages(api: stepgraph.Api) -> None:
     with _logging(api, stepgraph.LogLevel.INFO, messages) as session:
         with pytest.raises(stepgraph.NotFound):
             session.graph_info(6)
-    assert (stepgraph.LogLevel.INFO, "session created on device 0 (validation only)") in messages
+    assert any(level == stepgraph.LogLevel.INFO and "session created" in text for level, text in messages)
     assert (stepgraph.LogLevel.ERROR, "graph_info: key 6 has no graph") in messages
     assert all(isinstance(level, stepgraph.LogLevel) for level, _ in messages)
 

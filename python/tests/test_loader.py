@@ -110,3 +110,18 @@ def test_fields_of_a_newer_minor(api: stepgraph.Api) -> None:
     probe = minor1.new(Probe, old=2, new=3)
     assert probe.struct_size == ctypes.sizeof(Probe) and (probe.old, probe.new) == (2, 3)
     assert minor0.read(probe) == {"struct_size": ctypes.sizeof(Probe), "old": 2}
+
+
+def test_a_1_0_plugin_gets_no_1_1_calls(api: stepgraph.Api) -> None:
+    """The binding speaks 1.1 but keeps to what a 1.0 plugin has."""
+    old = stepgraph.Api(api.table, 1 << 16, "1.0.0", "a 1.0 plugin", keepalive=api)
+    assert old.minor == 0 and not old.has("step_plan") and old.has("sync")
+    with stepgraph.Session(validation_only=True, library=old) as session:
+        with pytest.raises(stepgraph.NotSupported, match="step_plan: the plugin .* it needs ABI 1.1"):
+            session.step_plan(1)
+        with pytest.raises(stepgraph.NotSupported, match="args.static_sources needs ABI 1.1"):
+            session.step(lambda ctx: None, key=1, stream=STREAM, static_sources=[0x100000])
+        with pytest.raises(stepgraph.NotSupported, match="host_sources needs ABI 1.1"):
+            session.replay(1, STREAM, static_sources=[0x100000], host_sources=True)
+        with pytest.raises(stepgraph.NoDevice):
+            session.step(lambda ctx: None, key=1, stream=STREAM)  # the 1.0 step: no source fields set

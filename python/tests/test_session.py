@@ -10,7 +10,7 @@ import pytest
 
 import stepgraph
 from helpers import STREAM, cast_param, fp8_param
-from stepgraph import RefreshMode, Status
+from stepgraph import RefreshMode, Status, StepAction
 
 
 def test_status_strings(api: stepgraph.Api) -> None:
@@ -207,17 +207,47 @@ def test_rng_reserve(session: stepgraph.Session) -> None:
         session.rng_reserve(-1)
 
 
-def test_rng_entries_that_need_a_device(session: stepgraph.Session) -> None:
-    with pytest.raises(stepgraph.NoDevice, match="rng_end_step"):
+def test_rng_state_without_a_device(api: stepgraph.Api) -> None:
+    """ABI 1.1: validation-only sessions keep the RNG state on the host."""
+    with stepgraph.Session(validation_only=True, rng_seed=99, library=api) as session:
+        assert session.rng_get_state(STREAM) == stepgraph.RngState(seed=99, offset=0)
+        session.rng_reserve(100)
+        session.rng_reserve(28)
         session.rng_end_step(STREAM)
-    with pytest.raises(stepgraph.NoDevice, match="rng_device_state"):
-        session.rng_device_state()
-    with pytest.raises(stepgraph.NoDevice, match="rng_get_state"):
-        session.rng_get_state(STREAM)
-    with pytest.raises(stepgraph.NoDevice, match="rng_set_state"):
-        session.rng_set_state(stepgraph.RngState(seed=1, offset=4), STREAM)
-    with pytest.raises(stepgraph.InvalidArgument, match="rng_get_state: stream is the legacy"):
-        session.rng_get_state(0)
+        assert session.rng_get_state(STREAM) == stepgraph.RngState(seed=99, offset=128)
+        assert session.rng_reserve(5) == 0  # the step's offsets restart
+        session.rng_set_state(stepgraph.RngState(seed=7, offset=44), STREAM)
+        assert session.rng_get_state(STREAM) == stepgraph.RngState(seed=7, offset=44)
+        placeholders = stepgraph.RngDeviceState(stepgraph.RNG_PLACEHOLDER_SEED, stepgraph.RNG_PLACEHOLDER_BASE_OFFSET)
+        assert session.rng_device_state() == placeholders
+        with pytest.raises(stepgraph.InvalidArgument, match="rng_get_state: stream is the legacy"):
+            session.rng_get_state(0)
+
+
+def test_step_plan_counts_warmup_then_capture(api: stepgraph.Api) -> None:
+    with stepgraph.Session(validation_only=True, warmup_steps=2, library=api) as session:
+        plans = [session.step_plan(4) for _ in range(3)]
+        assert [p.action for p in plans] == [StepAction.WARMUP, StepAction.WARMUP, StepAction.CAPTURE]
+        assert [p.step_index for p in plans] == [0, 1, 2]
+        assert plans[2].pre_capture and not plans[0].pre_capture
+        session.pre_capture(STREAM)
+        assert session.step_plan(4) == stepgraph.StepPlan(StepAction.CAPTURE, False, 3)
+        assert session.step_plan(5).action == StepAction.WARMUP  # counted per key
+
+
+def test_step_plan_with_graphs_disabled(api: stepgraph.Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STEPGRAPH_DISABLE", "1")
+    with stepgraph.Session(validation_only=True, library=api) as session:
+        assert session.step_plan(1).action == StepAction.EAGER
+        assert session.stats().eager_runs == 1
+
+
+def test_static_sources_are_checked_against_the_registered_buffers(session: stepgraph.Session) -> None:
+    session.register_static_buffers([stepgraph.StaticBuffer(0x100000, 64)])
+    with pytest.raises(stepgraph.InvalidArgument, match="step: args->static_source_count is 2 but 1 static buffers"):
+        session.step(lambda ctx: None, key=1, stream=STREAM, static_sources=[0x200000, 0x300000])
+    with pytest.raises(stepgraph.NoDevice):
+        session.step(lambda ctx: None, key=1, stream=STREAM, static_sources=[0x200000], host_sources=True)
 
 
 def test_stats_start_at_zero(session: stepgraph.Session) -> None:
