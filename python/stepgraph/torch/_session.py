@@ -34,7 +34,7 @@ from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
 import torch
 
-from .. import ALL_GROUPS, NotSupported, RefreshMode, Status, StepPhase
+from .. import ALL_GROUPS, InvalidArgument, NotSupported, RefreshMode, Status, StepPhase
 from .. import Session as _BaseSession
 from ..results import StepContext
 from ..session import StreamLike, stream_handle
@@ -170,8 +170,12 @@ class Session(_BaseSession):
 
 
 def _device_index(device: Union[int, torch.device, None], validation_only: bool) -> int:
+    """The CUDA ordinal: `device`'s, or the current device's when it names
+    none (0 for a validation-only session, which touches no device)."""
     if isinstance(device, torch.device):
-        return 0 if device.index is None else device.index
+        if device.type != "cuda":
+            raise InvalidArgument(Status.ERR_INVALID_ARGUMENT, f"device is {device}; a session needs a CUDA device")
+        device = device.index
     if device is None:
         return 0 if validation_only else torch.cuda.current_device()
     return device

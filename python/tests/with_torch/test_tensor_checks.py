@@ -69,3 +69,13 @@ def test_scales_without_master_are_refused() -> None:
 def test_static_buffer_must_be_contiguous() -> None:
     with pytest.raises(stepgraph.InvalidArgument, match="buffer is not contiguous"):
         sgt.static_buffer(torch.zeros(4, 4).t())
+
+
+def test_a_session_needs_a_cuda_device() -> None:
+    with pytest.raises(stepgraph.InvalidArgument, match="device is cpu; a session needs a CUDA device"):
+        sgt.Session(torch.device("cpu"), validation_only=True)
+
+
+def test_a_validation_only_session_needs_no_gpu() -> None:
+    with sgt.Session(torch.device("cuda"), validation_only=True) as session:
+        assert session.device == 0 and session.validation_only
