@@ -181,6 +181,28 @@ enum sg_fp8_format { SG_FP8_E4M3 = 0, SG_FP8_E5M2 = 1 };
 /* sg_fp8_param_desc.master_dtype */
 enum sg_dtype { SG_DTYPE_NONE = 0, SG_DTYPE_FP32 = 1, SG_DTYPE_BF16 = 2 };
 
+/* sg_fp8_param_desc.recipe (ABI 1.1): where the scale W is quantized with
+ * comes from. The rules for each are under post_optimizer_step. */
+enum sg_fp8_recipe {
+  SG_RECIPE_DELAYED = 0, /* the host's *scale (from earlier steps' amax): 1.0 */
+  SG_RECIPE_CURRENT = 1, /* one scale per tensor from max|M| of this refresh */
+  SG_RECIPE_BLOCK = 2    /* one scale per SG_FP8_BLOCK x SG_FP8_BLOCK block of
+                            W from that block's max|M| (DeepSeek-V3's weights) */
+};
+
+/* sg_fp8_param_desc.recipe_flags bits (ABI 1.1); unknown bits are refused. */
+enum sg_fp8_recipe_flag {
+  /* CURRENT and BLOCK: round each computed scale down to a power of two
+   * (its mantissa bits cleared), as Transformer Engine's block-scaling
+   * recipe does by default; then scale_inv is exact. */
+  SG_RECIPE_POW2_SCALES = 1u << 0
+};
+
+/* The block edge of SG_RECIPE_BLOCK, in elements: W is cut into blocks of
+ * SG_FP8_BLOCK x SG_FP8_BLOCK from its first element (the last block row
+ * and column may be partial), the same for every parameter. */
+#define SG_FP8_BLOCK 128
+
 /* sg_refresh_args.mode */
 enum sg_refresh_mode {
   SG_REFRESH_TRANSPOSE = 0,      /* Wt = transpose(W), a byte permutation */
@@ -411,9 +433,42 @@ typedef struct sg_fp8_param_desc {
   uint64_t range_end;    /* [begin, end) this rank owns; end == 0: whole */
   uint32_t group;        /* parameter group (bucket) id; not SG_ALL_GROUPS */
   uint32_t reserved0;    /* must be 0 */
+  /* --- ABI 1.1. A 1.0 host's shorter struct reads as zeros here: delayed
+   * scaling, exactly the 1.0 behaviour. Which pointers each recipe needs
+   * (NULL is refused where required and where not used, naming the field):
+   *   DELAYED  master optional; with it scale, scale_inv, amax; no grids.
+   *   CURRENT  master required; scale_inv and amax; scale NULL (the launch
+   *            computes it); no grids; no owned range (see below).
+   *   BLOCK    master optional (without one, transpose mode only, for a W
+   *            the host quantized); block_scale_inv and block_scale_inv_t
+   *            required; scale, scale_inv and amax NULL; no owned range.
+   * The owned range of the sharded cast mode (range_begin/range_end) is
+   * refused with CURRENT and BLOCK (SG_ERR_NOT_SUPPORTED): their scales
+   * need the amax of the whole tensor (CURRENT, a cross-rank reduction
+   * between the amax and the cast) or of whole 128 x 128 blocks (BLOCK),
+   * which a flat row-major range cuts. Cast such parameters whole on every
+   * rank, or quantize them as the host likes and refresh Wt in transpose
+   * mode. The grids are FP32 device arrays, kept until session_destroy
+   * like the other pointers, and must not overlap any registered memory. */
+  uint32_t recipe;       /* sg_fp8_recipe; 0 = SG_RECIPE_DELAYED */
+  uint32_t recipe_flags; /* sg_fp8_recipe_flag bits; must be 0 with DELAYED */
+  /* BLOCK: W's grid, [ceil(rows/128)][ceil(cols/128)]: element [i][j] is
+   * 1/s of W's block (i, j). Out in the cast modes, in (read) in transpose
+   * mode. */
+  float *block_scale_inv;
+  uint64_t ld_block_scale_inv;   /* floats between grid rows; 0: dense,
+                                    ceil(cols/128); else >= that */
+  /* BLOCK: Wt's grid, [ceil(cols/128)][ceil(rows/128)], the transpose of
+   * W's: element [j][i] is W's [i][j]. Out in cast-transpose and transpose
+   * modes. (Transformer Engine pads both grids' rows to a multiple of 4
+   * floats: pass that as the ld.) */
+  float *block_scale_inv_t;
+  uint64_t ld_block_scale_inv_t; /* 0: dense, ceil(rows/128); else >= that */
 } sg_fp8_param_desc;
 #define SG_V1_0_SIZE_sg_fp8_param_desc \
   SG_STRUCT_SIZE_THROUGH(sg_fp8_param_desc, reserved0)
+#define SG_V1_1_SIZE_sg_fp8_param_desc \
+  SG_STRUCT_SIZE_THROUGH(sg_fp8_param_desc, ld_block_scale_inv_t)
 
 /* A static buffer: device memory a graph reads at a fixed address, which
  * replay can fill from a host-chosen source first. Kept until destroy. */
@@ -827,7 +882,7 @@ typedef struct sg_api {
   /* --- The refresh hook ----------------------------------------------- */
 
   /* Post-optimizer-step FP8 refresh of every registered parameter (or one
-   * group) in one kernel launch on `stream` (any stream, the legacy one
+   * group) in one kernel launch (per recipe, below) on `stream` (any stream, the legacy one
    * included). Capture-safe: no allocation, no synchronisation, no host read
    * of device memory; the launch reads the session's device table, so a
    * graph that captured it also refreshes parameters registered later.
@@ -851,6 +906,31 @@ typedef struct sg_api {
    * (SG_ERR_INVALID_STATE otherwise); an unknown group is
    * SG_ERR_INVALID_ARGUMENT. With no parameters registered nothing is
    * launched.
+   * Recipes (ABI 1.1, sg_fp8_param_desc.recipe) change where s comes from
+   * in the cast modes; TRANSPOSE stays a byte permutation for all of them.
+   *  DELAYED: s = *scale, as above.
+   *  CURRENT: s = scale_of(max|M| over the whole parameter), computed on
+   *           the device from the masters being cast; then W (and Wt),
+   *           *amax = that max|M| and *scale_inv = 1/s as above.
+   *  BLOCK:   for each 128 x 128 block b of W (partial at the edges),
+   *           s_b = scale_of(max|M| over b) and W's codes in b are
+   *           sat_fp8(M*s_b); block_scale_inv[i][j] = 1/s_b of block (i, j);
+   *           CAST_TRANSPOSE also writes Wt and block_scale_inv_t[j][i].
+   *           TRANSPOSE writes Wt and block_scale_inv_t from W's grid.
+   *           scale_inv and amax are not used.
+   *  scale_of(a), a = max|M| as a float: 1 when a is 0, +inf or NaN; else
+   *  FP8_MAX / a (one IEEE division; FP8_MAX is 448 for E4M3, 57344 for
+   *  E5M2), FLT_MAX where that overflows to +inf (a subnormal a); with
+   *  SG_RECIPE_POW2_SCALES, then rounded down to a power of two. (A NaN in
+   *  M thus gives scale 1: the NaN's code is 0x7F and *amax is NaN.)
+   * Launches: a launch runs the kernels its selected parameters need, in
+   * this order on `stream`, each capture-safe and reading the no-op flag
+   * and the group itself: TRANSPOSE one; the cast modes one per recipe
+   * present, plus for CURRENT an amax pass before the cast (so a delayed or
+   * block set is one launch, a current set two, a mix up to three). Which
+   * kernels run is decided from the parameters registered at the call: a
+   * graph captured before parameters of another recipe were registered
+   * does not refresh those (register them all first).
    *
    * SG_REFRESH_REDUCE_AMAX (ABI 1.1) then makes every selected parameter's
    * amax the MAX over the ranks of the session's communicator, in the same
@@ -865,8 +945,10 @@ typedef struct sg_api {
    * whole parameter, as delayed scaling needs; every rank must make the
    * same call. A noop_flag does not skip the reduction (a collective cannot
    * be skipped on one rank): it then reduces the unchanged values. Needs a
-   * cast mode (SG_ERR_INVALID_ARGUMENT) and a communicator
-   * (SG_ERR_INVALID_STATE). */
+   * cast mode and selected parameters of the delayed recipe only, whose
+   * scales come from amax (SG_ERR_INVALID_ARGUMENT: a current-scaling cast
+   * has used its own rank's amax already, block scaling keeps none), and a
+   * communicator (SG_ERR_INVALID_STATE). */
   sg_status (*post_optimizer_step)(sg_session *session, sg_stream stream,
                                    const sg_refresh_args *args);
 

@@ -57,11 +57,37 @@ __device__ __forceinline__ uint4 sg_k_cast16(const sg_k_master16<DT> &m, float s
                     pairs[4] | (pairs[5] << 16), pairs[6] | (pairs[7] << 16));
 }
 
+/* The amax of 16 elements alone (the amax pass, the block recipe's first
+ * look at a tile). */
+template <uint32_t DT>
+__device__ __forceinline__ void sg_k_amax16(const sg_k_master16<DT> &m, uint32_t &amax_bits) {
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    amax_bits = max(amax_bits, m.bits(i) & 0x7FFFFFFFu);
+  }
+}
+
 /* One element: the FP8 code of M*s from M's bits, with its amax. */
 template <uint32_t FMT>
 __device__ __forceinline__ uint8_t sg_k_cast1(uint32_t m_bits, float s, uint32_t &amax_bits) {
   amax_bits = max(amax_bits, m_bits & 0x7FFFFFFFu);
   return static_cast<uint8_t>(sg_k_fp8x2<FMT>(__fmul_rn(__uint_as_float(m_bits), s), 0.0f));
+}
+
+/* The scale computed from an amax bit pattern (refresh.h, sg_k_scale_of):
+ * 1 for 0, +inf and NaN; else fp8_max / amax by one IEEE division, FLT_MAX
+ * where that overflows; pow2: the mantissa cleared (never to 0: the
+ * smallest scale, 448 / FLT_MAX, is a normal float). */
+__device__ __forceinline__ float sg_k_scale_of(uint32_t amax_bits, uint32_t format, bool pow2) {
+  if (amax_bits == 0 || amax_bits >= 0x7F800000u) {
+    return 1.0f;
+  }
+  const float fp8_max = format == SG_K_FP8_E4M3 ? 448.0f : 57344.0f;
+  float s = __fdiv_rn(fp8_max, __uint_as_float(amax_bits));
+  if (__float_as_uint(s) == 0x7F800000u) {
+    s = __uint_as_float(0x7F7FFFFFu); /* FLT_MAX */
+  }
+  return pow2 ? __uint_as_float(__float_as_uint(s) & 0xFF800000u) : s;
 }
 
 /* Element i of a master row as FP32 bits (BF16 widened exactly). */

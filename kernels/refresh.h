@@ -31,6 +31,23 @@
  * infinite scales are not special-cased: outputs are what the arithmetic gives.
  * The cast modes skip (write nothing for) a parameter without a master.
  *
+ * Recipes (sg_k_param.recipe) change where s comes from in the cast modes:
+ *   delayed   s = *scale (the above).
+ *   current   s = sg_k_scale_of(max |M| over the whole parameter): a launch
+ *             first runs an amax pass over the selected current-scaling
+ *             parameters (the launch's scratch keeps each s), then the cast
+ *             reads s from there. *amax and *scale_inv as above; scale is
+ *             not read.
+ *   block     per 128x128 block of W (SG_K_TILE; partial at the edges):
+ *             s_b = sg_k_scale_of(max |M| over the block), W = fp8(M*s_b),
+ *             grid[i][j] = 1/s_b; cast-transpose also writes Wt and
+ *             grid_t[j][i]. Transpose mode writes Wt and grid_t from grid.
+ *             scale, scale_inv and amax are not used.
+ * sg_k_scale_of(a) (a the max |M| bit pattern, as a float): 1 for a 0, +inf
+ * or NaN; else fp8_max / a (448 E4M3, 57344 E5M2; one IEEE division),
+ * FLT_MAX where that is +inf; with SG_K_POW2_SCALES rounded down to a power
+ * of two. Current and block parameters have no owned range.
+ *
  * Launches that share one table must be ordered (one stream, or events): a
  * launch keeps per-parameter amax partials in the table and clears them when
  * it finishes. */
@@ -50,6 +67,9 @@ enum { SG_K_FP8_E4M3 = 0, SG_K_FP8_E5M2 = 1 };
 enum { SG_K_MASTER_NONE = 0, SG_K_MASTER_FP32 = 1, SG_K_MASTER_BF16 = 2 };
 enum { SG_K_MODE_TRANSPOSE = 0, SG_K_MODE_CAST = 1, SG_K_MODE_CAST_TRANSPOSE = 2 };
 enum { SG_K_MODE_COUNT = 3 };
+enum { SG_K_RECIPE_DELAYED = 0, SG_K_RECIPE_CURRENT = 1, SG_K_RECIPE_BLOCK = 2 };
+enum { SG_K_POW2_SCALES = 1u }; /* sg_k_param.recipe_flags */
+#define SG_K_BLOCK 128u /* block scaling's block edge, in elements */
 #define SG_K_ALL_GROUPS UINT32_MAX
 /* How a tile-mode launch deals its tiles (the cast mode has one way). Both
  * give the same bytes for any table; they differ in speed only. */
@@ -69,6 +89,11 @@ typedef struct sg_k_param {
   uint64_t rows, cols;           /* both >= 1 */
   uint64_t range_begin, range_end; /* owned flat range for CAST; end 0: all */
   uint32_t format, master_dtype, group;
+  uint32_t recipe, recipe_flags;  /* SG_K_RECIPE_*, SG_K_POW2_SCALES */
+  float *grid;                    /* block: W's scale_inv grid */
+  uint64_t ld_grid;               /* >= ceil(cols / 128) */
+  float *grid_t;                  /* block: Wt's, [ceil(cols/128)][ceil(rows/128)] */
+  uint64_t ld_grid_t;             /* >= ceil(rows / 128) */
 } sg_k_param;
 
 /* Bytes of one master element: 4 (FP32), 2 (BF16), 0 (none or unknown). */
@@ -83,9 +108,14 @@ size_t sg_k_refresh_table_bytes(uint32_t capacity);
  * when image is NULL, count > capacity, params is NULL with count > 0, or a
  * parameter has an unknown format or master dtype, zero rows or cols,
  * rows*cols overflowing, a leading dimension below its width, W or Wt NULL,
- * a master without scale, scale_inv or amax, or a range other than
- * begin <= end <= rows*cols (end == 0 needs begin == 0). The image starts
- * with its amax scratch cleared, as launches leave it. */
+ * a range other than begin <= end <= rows*cols (end == 0 needs begin == 0),
+ * an unknown recipe or recipe flag, or what its recipe needs missing: a
+ * delayed master without scale, scale_inv or amax; a current parameter
+ * without a master, scale_inv or amax, or with a range that is not all of
+ * it; a block parameter without grid or grid_t, with a grid ld below its
+ * width, or with a range that is not all of it. Pointers a recipe does not
+ * use are ignored. The image starts with its scratch cleared, as launches
+ * leave it. */
 cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
                                const sg_k_param *params, uint32_t count);
 
@@ -100,27 +130,98 @@ cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
 uint32_t sg_k_refresh_layout(const sg_k_param *params, uint32_t count,
                              uint32_t group);
 
-/* One kernel launch on `stream` refreshing every parameter of the table, or
- * those whose group equals `group` (SG_K_ALL_GROUPS: all), in mode
- * SG_K_MODE_*, with the tile modes dealt as `layout` (SG_K_LAYOUT_*; a GPU
- * without the shared memory the wide layout needs, which Hopper has, gets
- * the narrow one). No allocation, no synchronisation, no reads of device
- * memory by the host: legal inside a stream capture. noop_flag: a device
- * int32, or NULL; when it is nonzero at run time the launch does nothing.
- * sm_count: the device's multiprocessor count, which sizes the persistent
- * grid. Returns cudaErrorInvalidValue for a NULL table, an unknown mode or
- * layout or sm_count < 1, else the first error of the kernel's attribute
- * and occupancy queries (host-side, capture-safe) and cudaLaunchKernel. */
-cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode,
-                                uint32_t group, uint32_t layout,
-                                const int32_t *noop_flag, int sm_count,
-                                cudaStream_t stream);
+/* The work lists of the table: one per mode, the current-scaling amax pass
+ * and the block-scaled casts. */
+enum {
+  SG_K_LIST_TRANSPOSE = SG_K_MODE_TRANSPOSE,
+  SG_K_LIST_CAST = SG_K_MODE_CAST,
+  SG_K_LIST_CAST_TRANSPOSE = SG_K_MODE_CAST_TRANSPOSE,
+  SG_K_LIST_AMAX = 3,  /* current scaling: max |M| of each such parameter */
+  SG_K_LIST_BLOCK = 4, /* block scaling: its tiles, cast (and transposed) */
+  SG_K_LIST_COUNT = 5
+};
+
+/* What a launch for one selection (a group, or all) needs, from host
+ * metadata only: its tile layout, which work lists have items (bit
+ * 1 << SG_K_LIST_*), how many parameters it selects, and the first of them
+ * (index in the caller's array) without a master, or UINT32_MAX. */
+typedef struct sg_k_plan {
+  uint32_t layout;
+  uint32_t lists;
+  uint32_t params;
+  uint32_t first_without_master;
+} sg_k_plan;
+
+/* The plan of the parameters of `group` (SG_K_ALL_GROUPS: all). O(count). */
+sg_k_plan sg_k_refresh_plan(const sg_k_param *params, uint32_t count, uint32_t group);
+
+/* One group's plan. */
+typedef struct sg_k_group_plan {
+  uint32_t group;
+  sg_k_plan plan;
+} sg_k_group_plan;
+
+/* The plans of every group in params, sorted by group, into out (room for
+ * count): returns how many groups there are. O(count log count): a caller
+ * keeps them, so that a launch costs a search, not a pass over every
+ * parameter. Returns 0, writing nothing, when host memory runs out. */
+uint32_t sg_k_refresh_group_plans(const sg_k_param *params, uint32_t count,
+                                  sg_k_group_plan *out);
+
+/* The plan of `group` among plans[0..n) (sorted, as above), or NULL. */
+const sg_k_plan *sg_k_refresh_find_plan(const sg_k_group_plan *plans, uint32_t n,
+                                        uint32_t group);
+
+/* Kernels a launch may run (one per work list, the block list twice: cast
+ * and cast-transpose). */
+enum {
+  SG_K_KERNEL_TRANSPOSE = 0,
+  SG_K_KERNEL_CAST = 1,
+  SG_K_KERNEL_CAST_TRANSPOSE = 2,
+  SG_K_KERNEL_AMAX = 3,
+  SG_K_KERNEL_BLOCK_CAST = 4,
+  SG_K_KERNEL_BLOCK_CAST_TRANSPOSE = 5,
+  SG_K_KERNEL_COUNT = 6
+};
+
+/* What the launcher needs of the device, queried once by sg_k_refresh_load
+ * so that a launch makes no attribute or occupancy query: the persistent
+ * grid's size per kernel and layout, and whether the wide layout fits. The
+ * caller owns it (one per device); read-only after the load, so any number
+ * of threads may launch with it. */
+typedef struct sg_k_refresh_device {
+  int sm_count;
+  int blocks_per_sm[SG_K_KERNEL_COUNT][2]; /* [kernel][layout]; 0: no such */
+  int wide_fits;                           /* the wide layout's shared memory */
+} sg_k_refresh_device;
+
+/* The kernels a launch of `mode` runs for `plan`, in order, into
+ * kernels[0..3): returns how many (0 to 3). Pure host code. */
+uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t kernels[3]);
+
+/* Every kernel the mode needs for `plan` (sg_k_refresh_kernels), one after
+ * the other on `stream`, refreshing the parameters of the table whose group
+ * equals `group` (SG_K_ALL_GROUPS: all), the tile kernels dealt as
+ * plan->layout (the narrow layout where the device has no room for the
+ * wide one). `plan` must describe that selection of the table's parameters
+ * (sg_k_refresh_plan over the array the table was built from): a list it
+ * leaves out is not launched. No allocation, no synchronisation, no reads
+ * of device memory by the host, no attribute or occupancy query: legal
+ * inside a stream capture. noop_flag: a device int32, or NULL; when it is
+ * nonzero at run time every kernel does nothing. Returns
+ * cudaErrorInvalidValue for a NULL table, plan or device, an unknown mode
+ * or layout, a device not loaded (sm_count < 1), else the first error of
+ * cudaLaunchKernel. */
+cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode, uint32_t group,
+                                const sg_k_plan *plan, const int32_t *noop_flag,
+                                const sg_k_refresh_device *device, cudaStream_t stream);
 
 /* Loads the refresh kernels' module on the current device (with lazy
  * loading it would otherwise load at the first launch, which may sit inside
- * a host's capture) and sets their attributes. Call once per device, outside
- * any capture. */
-cudaError_t sg_k_refresh_load(void);
+ * a host's capture), sets their attributes and fills *out for that device.
+ * Call once per device, outside any capture; thread-safe (it touches only
+ * the current device's function attributes and *out). */
+cudaError_t sg_k_refresh_load(sg_k_refresh_device *out);
 
 #ifdef __cplusplus
 }

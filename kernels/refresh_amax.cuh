@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "fp8_convert.cuh"
 #include "refresh_table.h"
 #include "refresh_tile.cuh"
 
@@ -44,17 +45,41 @@ __device__ __forceinline__ uint32_t sg_k_amax_merged(const sg_k_amax_slots &slot
 }
 
 /* Where a parameter's amax goes: its outputs, its scale (already read) and
- * its item count in the launch's mode. */
+ * its item count in the launch's list. The amax pass of current scaling
+ * (to_scale) writes none of them: it leaves the scale of the amax in the
+ * scratch, for the cast that follows (which writes amax and scale_inv). */
 struct sg_k_amax_target {
   float *amax, *scale_inv;
   float s;
   uint64_t items;
   sg_k_scratch *scratch;
+  bool to_scale;
+  uint32_t format;
+  bool pow2;
 };
 
+/* The usual target: amax and scale_inv of a cast with scale s. */
+__device__ __forceinline__ sg_k_amax_target sg_k_amax_outputs(float *amax, float *scale_inv,
+                                                              float s, uint64_t items,
+                                                              sg_k_scratch *scratch) {
+  return sg_k_amax_target{amax, scale_inv, s, items, scratch, false, 0u, false};
+}
+
 __device__ __forceinline__ void sg_k_amax_write(const sg_k_amax_target &t, uint32_t bits) {
+  if (t.to_scale) {
+    t.scratch->scale = sg_k_scale_of(bits, t.format, t.pow2);
+    return;
+  }
   *t.amax = __uint_as_float(bits);
   *t.scale_inv = __fdiv_rn(1.0f, t.s);
+}
+
+/* The scale a cast multiplies by: the host's (delayed scaling), or the one
+ * the amax pass left in the parameter's scratch (current scaling, whose
+ * descriptor has none). */
+__device__ __forceinline__ const float *sg_k_scale_ptr(const float *scale,
+                                                       sg_k_scratch *scratch) {
+  return scale != nullptr ? scale : &scratch->scale;
 }
 
 /* One thread, for a block's share `bits` over `items` of t's items. */

@@ -7,8 +7,8 @@
  * tile, reached 83% / 74% of the copy on the GPT set; this, 89-92% /
  * 84-87%). Each unit is converted from shared memory: the codes go to W and
  * into a code tile, which drains to Wt (refresh_tile.cuh) once all of its
- * units are in. Edge and unaligned tiles are one unit converted element by
- * element straight from global memory. */
+ * units are in. Edge and unaligned tiles are one unit converted straight
+ * from global memory, 16 elements a thread at a time. */
 #ifndef SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 #define SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 
@@ -26,7 +26,8 @@ enum : uint32_t {
   SG_K_CT_BF16 = 2u,   /* master BF16 (else FP32) */
   SG_K_CT_STAGED = 4u, /* the unit is in its stage (else: element by element) */
   SG_K_CT_FIRST = 8u,  /* the tile's first unit */
-  SG_K_CT_VEC_WT = 16u /* the tile drains as whole vectors */
+  SG_K_CT_VEC_WT = 16u, /* the tile drains as whole vectors */
+  SG_K_CT_VEC_MASTER = 32u /* the master's rows are 16-byte aligned */
 };
 constexpr uint32_t SG_K_CT_END = 0xFFFFFFFFu; /* sg_k_ct_job.p: no more units */
 constexpr uint32_t SG_K_STAGE_BYTES = 16384;
@@ -129,6 +130,7 @@ using sg_k_ct_cursor = sg_k_cursor<SG_K_MODE_CAST_TRANSPOSE, sg_k_ct_chunk>;
 
 struct sg_k_ct_issuer {
   const sg_k_desc *descs;
+  sg_k_scratch *scratch; /* current scaling's scales */
   sg_k_ct_cursor cur;
   sg_k_ct_job tile; /* row0, rows and the FIRST flag are per unit */
   const float *scale;
@@ -147,7 +149,8 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
   const bool staged = cols == SG_K_TILE && (v.vec & SG_K_VEC_MASTER) != 0 &&
                       (v.vec & SG_K_VEC_W) != 0;
   uint32_t flags = (v.format == SG_K_FP8_E5M2 ? SG_K_CT_E5M2 : 0u) | (bf16 ? SG_K_CT_BF16 : 0u) |
-                   (staged ? SG_K_CT_STAGED : 0u);
+                   (staged ? SG_K_CT_STAGED : 0u) |
+                   ((v.vec & SG_K_VEC_MASTER) != 0 ? SG_K_CT_VEC_MASTER : 0u);
   if (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0) {
     flags |= SG_K_CT_VEC_WT;
   }
@@ -163,7 +166,7 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
                         rows,
                         cols,
                         flags};
-  is.scale = v.scale;
+  is.scale = sg_k_scale_ptr(v.scale, is.scratch + p);
   is.unit = 0;
   is.units = staged ? (rows + unit_rows - 1) / unit_rows : 1u;
 }
@@ -241,20 +244,27 @@ __device__ __forceinline__ void sg_k_ct_convert_staged(const uint4 *stage, const
   }
 }
 
-/* Converts an edge or unaligned tile element by element. */
+/* Converts an edge or unaligned tile straight from global memory, each
+ * thread a 16-column strip of every 32nd row (refresh_io.cuh: a vector
+ * where the master's rows are aligned and the strip whole, else element by
+ * element, past the edge zeros, which no amax notices): the 16 codes at
+ * once, to W as aligned words with single bytes at the ends
+ * (refresh_unaligned.cuh), and into the code tile. */
 template <uint32_t FMT, uint32_t DT>
 __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job, float s,
                                                          sg_k_tile_smem &code,
                                                          uint32_t &amax_bits) {
-  const char *m = job.m;
-  uint8_t *w = job.w;
-  const uint64_t ld_m = job.ld_m;
-  const uint64_t ld_w = job.ld_w;
-  sg_k_tile_fill_elements(code, job.tile_rows, job.tile_cols, [&](uint32_t r, uint32_t c) {
-    const uint8_t v = sg_k_cast1<FMT>(sg_k_master_bits<DT>(m, r * ld_m + c), s, amax_bits);
-    w[r * ld_w + c] = v;
-    return v;
-  });
+  constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
+  const uint32_t q = threadIdx.x & 7u;
+  const uint32_t c = 16u * q;
+  const uint32_t n = c < job.tile_cols ? min(job.tile_cols - c, 16u) : 0u;
+  const bool vec = n == 16u && (job.flags & SG_K_CT_VEC_MASTER) != 0;
+  for (uint32_t row = threadIdx.x >> 3; n > 0 && row < job.tile_rows; row += SG_K_THREADS / 8) {
+    const sg_k_master16<DT> m = sg_k_load_strip<DT>(job.m + (row * job.ld_m + c) * kElem, n, vec);
+    const uint4 codes = sg_k_cast16<FMT, DT>(m, s, amax_bits);
+    sg_k_scatter16(job.w + row * job.ld_w + c, codes, n, sg_k_plain_io{});
+    code.chunk[sg_k_slot(row, q)] = codes;
+  }
 }
 
 template <uint32_t FMT, uint32_t DT>
@@ -307,8 +317,8 @@ __device__ __forceinline__ void sg_k_ct_publish(Ring &ring, const sg_k_ct_run &r
   const sg_k_ct_param &f = ring.run[run.half];
   const uint32_t e = run.p - pb;
   if (run.tiles == f.items || e >= SG_K_CT_DEFERRED) {
-    sg_k_amax_publish(sg_k_amax_target{f.amax, f.scale_inv, f.s, f.items, scratch + run.p}, bits,
-                      run.tiles);
+    sg_k_amax_publish(sg_k_amax_outputs(f.amax, f.scale_inv, f.s, f.items, scratch + run.p),
+                      bits, run.tiles);
   } else {
     ring.deferred_bits[e] = bits;
     ring.deferred_items[e] = static_cast<uint32_t>(run.tiles);
@@ -323,8 +333,10 @@ __device__ __forceinline__ void sg_k_ct_flush(const Ring &ring, const sg_k_desc 
   for (uint32_t e = threadIdx.x; e < n; e += SG_K_THREADS) {
     if (ring.deferred_items[e] != 0) {
       const sg_k_desc &d = descs[pb + e];
-      const sg_k_amax_target t{d.amax, d.scale_inv, *d.scale, d.items[SG_K_MODE_CAST_TRANSPOSE],
-                               scratch + pb + e};
+      sg_k_scratch *mine = scratch + pb + e;
+      const sg_k_amax_target t = sg_k_amax_outputs(
+          d.amax, d.scale_inv, *sg_k_scale_ptr(d.scale, mine), d.items[SG_K_MODE_CAST_TRANSPOSE],
+          mine);
       sg_k_amax_publish(t, ring.deferred_bits[e], ring.deferred_items[e]);
     }
   }
@@ -388,7 +400,7 @@ __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor c
   for (uint32_t e = threadIdx.x; e < SG_K_CT_DEFERRED; e += SG_K_THREADS) {
     ring.deferred_items[e] = 0;
   }
-  sg_k_ct_issuer is{descs, cur, {}, nullptr, 0, 0};
+  sg_k_ct_issuer is{descs, scratch, cur, {}, nullptr, 0, 0};
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {
     sg_k_ct_issue(ring, k, is);

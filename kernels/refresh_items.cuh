@@ -1,6 +1,7 @@
 /* The cast mode's work items: runs over a parameter's owned flat range, and
- * the format/dtype dispatch. The tile modes have their own pipelines
- * (refresh_pipeline.cuh, refresh_cast_transpose.cuh). */
+ * the format/dtype dispatch; the amax pass of current scaling walks the same
+ * runs without writing W. The tile modes have their own pipelines
+ * (refresh_pipeline.cuh, refresh_cast_transpose.cuh, refresh_block.cuh). */
 #ifndef SG_KERNELS_REFRESH_ITEMS_CUH
 #define SG_KERNELS_REFRESH_ITEMS_CUH
 
@@ -12,12 +13,12 @@
 #include "refresh_schedule.cuh"
 #include "refresh_table.h"
 
-/* Casts len consecutive elements (one row segment). Where the master is
- * 16-byte aligned at W's first 16-byte boundary, the whole chunks from there
- * go as vectors, kBatch per thread at a time; the head before it and the
- * tail after them, or the whole run when the two never align, go element by
- * element. */
-template <uint32_t FMT, uint32_t DT>
+/* Casts len consecutive elements (one row segment); with WRITE false only
+ * takes their amax. Where the master is 16-byte aligned at W's first
+ * 16-byte boundary, the whole chunks from there go as vectors, kBatch per
+ * thread at a time; the head before it and the tail after them, or the
+ * whole run when the two never align, go element by element. */
+template <uint32_t FMT, uint32_t DT, bool WRITE>
 __device__ __forceinline__ void sg_k_cast_run(uint8_t *w, const char *m, uint32_t len, float s,
                                               uint32_t &amax_bits) {
   using Raw = sg_k_master16<DT>;
@@ -47,20 +48,31 @@ __device__ __forceinline__ void sg_k_cast_run(uint8_t *w, const char *m, uint32_
     for (int b = 0; b < kBatch; b++) {
       const uint32_t k = k0 + b * SG_K_THREADS;
       if (k < whole) {
-        sg_k_store_bytes16(w + head + 16u * k, sg_k_cast16<FMT, DT>(raw[b], s, amax_bits));
+        if constexpr (WRITE) {
+          sg_k_store_bytes16(w + head + 16u * k, sg_k_cast16<FMT, DT>(raw[b], s, amax_bits));
+        } else {
+          sg_k_amax16(raw[b], amax_bits);
+        }
       }
     }
   }
   const uint32_t tail = head + 16u * whole; /* first element after the chunks */
   for (uint32_t e = threadIdx.x; e < head + (len - tail); e += SG_K_THREADS) {
     const uint32_t i = e < head ? e : tail + (e - head);
-    w[i] = sg_k_cast1<FMT>(sg_k_master_bits<DT>(m, i), s, amax_bits);
+    const uint32_t bits = sg_k_master_bits<DT>(m, i);
+    if constexpr (WRITE) {
+      w[i] = sg_k_cast1<FMT>(bits, s, amax_bits);
+    } else {
+      amax_bits = max(amax_bits, bits & 0x7FFFFFFFu);
+    }
   }
 }
 
-/* Cast items [lo, hi) of d; returns the thread's max |M| bit pattern. An item
- * is a slice of the owned range and may span rows of a strided parameter. */
-template <uint32_t FMT, uint32_t DT>
+/* Cast items [lo, hi) of d (WRITE false: amax items, which cover the whole
+ * parameter as its owned range does); returns the thread's max |M| bit
+ * pattern. An item is a slice of the owned range and may span rows of a
+ * strided parameter. */
+template <uint32_t FMT, uint32_t DT, bool WRITE>
 __device__ __forceinline__ uint32_t sg_k_cast_items(const sg_k_desc &d, float s, uint64_t lo,
                                                     uint64_t hi) {
   constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
@@ -74,8 +86,8 @@ __device__ __forceinline__ uint32_t sg_k_cast_items(const sg_k_desc &d, float s,
     uint64_t c = f - r * d.flat_cols;
     while (f < f_end) {
       const uint32_t len = static_cast<uint32_t>(min(d.flat_cols - c, f_end - f));
-      sg_k_cast_run<FMT, DT>(d.w + r * d.flat_ld_w + c, m + (r * d.flat_ld_master + c) * kElem,
-                             len, s, amax_bits);
+      sg_k_cast_run<FMT, DT, WRITE>(d.w + r * d.flat_ld_w + c,
+                                    m + (r * d.flat_ld_master + c) * kElem, len, s, amax_bits);
       f += len;
       r++;
       c = 0;
@@ -108,7 +120,9 @@ __device__ __forceinline__ uint32_t sg_k_dispatch(const sg_k_desc &d, F f) {
  * two dependent trips to memory (the many-small set's parameters take one
  * round of loads each). */
 __device__ __forceinline__ void sg_k_cast_prefetch_desc(const sg_k_desc *next) {
-  if (threadIdx.x < 3) { /* 208 bytes: up to 3 lines, none skipped */
+  /* 272 bytes: its first, middle and last bytes' lines, 3 of the up to 4
+   * it spans (a fourth probe made the cast kernel spill at 80 registers). */
+  if (threadIdx.x < 3) {
     sg_k_prefetch_l1(reinterpret_cast<const char *>(next) + threadIdx.x * (sizeof *next - 1) / 2);
   }
 }
@@ -119,29 +133,45 @@ __device__ __forceinline__ void sg_k_cast_prefetch_scale(const sg_k_desc *next) 
   }
 }
 
-/* Cast mode, all threads: items [lo, hi) of descriptor p, then the block's
- * share of its amax (merged by thread 0; slots half `half`). next: the
- * descriptor after p, or null. */
+/* Where the items of descriptor p's run in list LIST report their amax:
+ * the cast's outputs (scale s), or, for the amax pass, the scratch's scale. */
+template <uint32_t LIST>
+__device__ __forceinline__ sg_k_amax_target sg_k_cast_target(const sg_k_desc &d, float s,
+                                                              sg_k_scratch *scratch) {
+  if constexpr (LIST == SG_K_LIST_AMAX) {
+    return sg_k_amax_target{nullptr, nullptr, 0.0f,        d.items[LIST],
+                            scratch, true,    d.format,    (d.vec & SG_K_VEC_POW2) != 0};
+  } else {
+    return sg_k_amax_outputs(d.amax, d.scale_inv, s, d.items[LIST], scratch);
+  }
+}
+
+/* Cast mode (LIST SG_K_LIST_CAST) or amax pass (SG_K_LIST_AMAX), all
+ * threads: items [lo, hi) of descriptor p, then the block's share of its
+ * amax (merged by thread 0; slots half `half`). next: the descriptor after
+ * p, or null. */
+template <uint32_t LIST>
 __device__ __forceinline__ void sg_k_cast_param(const sg_k_desc *descs, uint32_t p, uint64_t lo,
                                                 uint64_t hi, const sg_k_desc *next,
                                                 sg_k_scratch *scratch, sg_k_amax_slots &slots,
                                                 uint32_t half) {
+  constexpr bool kWrite = LIST == SG_K_LIST_CAST;
   const sg_k_desc &d = descs[p];
-  const float s = *d.scale;
+  const float s = kWrite ? *sg_k_scale_ptr(d.scale, scratch + p) : 0.0f;
   if (next != nullptr) {
     sg_k_cast_prefetch_desc(next);
   }
   const uint32_t bits = sg_k_dispatch(d, [&](auto kind) {
-    return sg_k_cast_items<decltype(kind)::fmt, decltype(kind)::dt>(d, s, lo, hi);
+    return sg_k_cast_items<decltype(kind)::fmt, decltype(kind)::dt, kWrite>(d, s, lo, hi);
   });
-  if (next != nullptr) {
+  if (kWrite && next != nullptr) {
     sg_k_cast_prefetch_scale(next);
   }
   sg_k_amax_stash(bits, slots, half);
   __syncthreads();
   if (threadIdx.x == 0) {
-    const sg_k_amax_target t{d.amax, d.scale_inv, s, d.items[SG_K_MODE_CAST], scratch + p};
-    sg_k_amax_publish(t, sg_k_amax_merged(slots, half), hi - lo);
+    sg_k_amax_publish(sg_k_cast_target<LIST>(d, s, scratch + p), sg_k_amax_merged(slots, half),
+                      hi - lo);
   }
 }
 

@@ -1,11 +1,15 @@
-/* The refresh kernel, one instantiation per mode and layout, and its
- * launcher. A persistent grid (as many blocks as fit on the GPU at once)
- * walks the work list of the launch's group in the device table. */
+/* The refresh kernel, one instantiation per kernel (a mode's, the amax pass,
+ * the block-scaled casts) and layout, and its launcher. A persistent grid
+ * (as many blocks as fit on the GPU at once) walks a work list of the
+ * launch's group in the device table. A launch runs the kernels its plan
+ * names, one after another on the stream; every attribute and occupancy
+ * query happens once, in sg_k_refresh_load. */
 #include <stdint.h>
 
 #include <type_traits>
 
 #include "refresh.h"
+#include "refresh_block.cuh"
 #include "refresh_cast_transpose.cuh"
 #include "refresh_items.cuh"
 #include "refresh_pipeline.cuh"
@@ -16,74 +20,86 @@
  * several blocks per multiprocessor, so many small parameters move side by
  * side. Wide: one block per multiprocessor; the transpose deals 2 x 2 tiles
  * per chunk (the memory sees 256-byte runs of W and Wt where single tiles
- * give 128) and the cast-transpose keeps more master stages in flight. */
-template <uint32_t MODE, uint32_t LAYOUT>
-struct sg_k_layout_of;
+ * give 128) and the cast-transpose keeps more master stages in flight.
+ * The cast mode, the amax pass and the block kernels have one layout and
+ * no dynamic shared memory (the cast's static amax slots, the block
+ * kernel's code tiles). */
+template <uint32_t KERNEL, uint32_t LAYOUT>
+struct sg_k_layout_of {
+  struct Smem {};
+};
 
 template <uint32_t LAYOUT>
-struct sg_k_layout_of<SG_K_MODE_TRANSPOSE, LAYOUT> {
+struct sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT> {
   using Chunk = typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE, sg_k_chunk<2, 2>,
                                           sg_k_chunk<1, 1>>::type;
   using Smem = sg_k_transpose_ring<Chunk>;
 };
 
 template <uint32_t LAYOUT>
-struct sg_k_layout_of<SG_K_MODE_CAST_TRANSPOSE, LAYOUT> {
+struct sg_k_layout_of<SG_K_KERNEL_CAST_TRANSPOSE, LAYOUT> {
   using Smem = sg_k_ct_ring<LAYOUT == SG_K_LAYOUT_WIDE ? SG_K_CT_WIDE_STAGES : 4u>;
 };
 
-/* The cast mode needs only its static amax slots. */
-template <uint32_t LAYOUT>
-struct sg_k_layout_of<SG_K_MODE_CAST, LAYOUT> {
-  struct Smem {};
-};
+/* The work list a kernel walks (the two block kernels share one). */
+__host__ __device__ constexpr uint32_t sg_k_list_of(uint32_t kernel) {
+  return kernel == SG_K_KERNEL_BLOCK_CAST_TRANSPOSE ? uint32_t{SG_K_LIST_BLOCK} : kernel;
+}
 
-/* Dynamic shared memory of a mode and layout. */
-template <uint32_t MODE, uint32_t LAYOUT>
+__host__ __device__ constexpr bool sg_k_has_ring(uint32_t kernel) {
+  return kernel == SG_K_KERNEL_TRANSPOSE || kernel == SG_K_KERNEL_CAST_TRANSPOSE;
+}
+
+/* Dynamic shared memory of a kernel and layout. */
+template <uint32_t KERNEL, uint32_t LAYOUT>
 constexpr size_t sg_k_smem_bytes() {
-  return MODE == SG_K_MODE_CAST ? 0 : sizeof(typename sg_k_layout_of<MODE, LAYOUT>::Smem);
+  return sg_k_has_ring(KERNEL) ? sizeof(typename sg_k_layout_of<KERNEL, LAYOUT>::Smem) : 0;
 }
 
 /* Resident blocks per multiprocessor the register allocation must allow
  * (ptxas caps registers to fit): as many as Hopper's shared memory holds
  * (228 KB a multiprocessor, 1 KB of it reserved per block), at most 4; 3 for
- * the cast mode, whose conversions need more registers. */
-template <uint32_t MODE, uint32_t LAYOUT>
+ * the cast mode and the amax pass, whose conversions need more registers; 2
+ * for the block kernels, which hold a tile's master in registers. */
+template <uint32_t KERNEL, uint32_t LAYOUT>
 constexpr int sg_k_min_blocks() {
-  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<MODE, LAYOUT>() + 1024u);
-  return MODE == SG_K_MODE_CAST ? 3 : static_cast<int>(kFit < 4 ? kFit : 4);
+  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<KERNEL, LAYOUT>() + 1024u);
+  return KERNEL == SG_K_KERNEL_CAST || KERNEL == SG_K_KERNEL_AMAX ? 3
+         : sg_k_has_ring(KERNEL)                                 ? static_cast<int>(kFit < 4 ? kFit : 4)
+                                                                 : 2;
 }
 
-/* The cast mode: the block's contiguous share of the group's items, one
- * parameter at a time. */
+/* The cast mode (or the amax pass): the block's contiguous share of the
+ * group's items in LIST, one parameter at a time. */
+template <uint32_t LIST>
 __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_k_desc *descs,
                                           uint32_t group, sg_k_scratch *scratch) {
-  constexpr uint32_t kMode = SG_K_MODE_CAST;
   __shared__ sg_k_amax_slots slots;
-  const sg_k_work work = sg_k_block_work<kMode>(head, descs, group);
+  const sg_k_work work = sg_k_block_work<LIST>(head, descs, group);
   uint64_t i = work.begin;
   uint32_t half = 0;
   for (uint32_t p = work.param; i < work.end; p++) {
     const sg_k_desc &d = descs[p];
-    const uint64_t first = d.item_first[kMode];
-    const uint64_t stop = min(work.end, first + d.items[kMode]);
+    const uint64_t first = d.item_first[LIST];
+    const uint64_t stop = min(work.end, first + d.items[LIST]);
     if (stop > i) {
       const sg_k_desc *next = stop < work.end && p + 1 < work.pe ? &descs[p + 1] : nullptr;
-      sg_k_cast_param(descs, p, i - first, stop - first, next, scratch, slots, half);
+      sg_k_cast_param<LIST>(descs, p, i - first, stop - first, next, scratch, slots, half);
       half ^= 1u;
       i = stop;
     }
   }
 }
 
-template <uint32_t MODE, uint32_t LAYOUT>
-__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<MODE, LAYOUT>()))
+template <uint32_t KERNEL, uint32_t LAYOUT>
+__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>()))
     sg_k_refresh_kernel(const char *base, uint32_t group, const int32_t *noop_flag) {
-  using Smem = typename sg_k_layout_of<MODE, LAYOUT>::Smem;
+  constexpr uint32_t LIST = sg_k_list_of(KERNEL);
+  using Smem = typename sg_k_layout_of<KERNEL, LAYOUT>::Smem;
   extern __shared__ uint4 sg_k_dynamic_smem[];
   const sg_k_table *table = reinterpret_cast<const sg_k_table *>(base);
   /* Loaded before the flag is tested, so the two loads overlap. */
-  const sg_k_table_head head{table->count, table->total_items[MODE]};
+  const sg_k_table_head head{table->count, table->total_items[LIST]};
   const uint32_t capacity = table->capacity;
   if (noop_flag != nullptr && *noop_flag != 0) {
     return;
@@ -91,136 +107,153 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<MODE, LAYOUT>()
   const sg_k_desc *descs = reinterpret_cast<const sg_k_desc *>(base + sg_k_descs_offset());
   sg_k_scratch *scratch = reinterpret_cast<sg_k_scratch *>(const_cast<char *>(base) +
                                                            sg_k_scratch_offset(capacity));
-  if constexpr (MODE == SG_K_MODE_TRANSPOSE) {
-    using Chunk = typename sg_k_layout_of<MODE, LAYOUT>::Chunk;
+  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
+    using Chunk = typename sg_k_layout_of<KERNEL, LAYOUT>::Chunk;
     sg_k_transpose_pipeline(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
-                            sg_k_cursor_start<MODE, Chunk>(head, descs, group));
-  } else if constexpr (MODE == SG_K_MODE_CAST_TRANSPOSE) {
+                            sg_k_cursor_start<LIST, Chunk>(head, descs, group));
+  } else if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
     sg_k_cast_transpose(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
-                        sg_k_cursor_start<MODE, sg_k_ct_chunk>(head, descs, group), descs,
+                        sg_k_cursor_start<LIST, sg_k_ct_chunk>(head, descs, group), descs,
                         scratch);
+  } else if constexpr (LIST == SG_K_LIST_BLOCK) {
+    sg_k_block_scale<KERNEL == SG_K_KERNEL_BLOCK_CAST_TRANSPOSE>(
+        sg_k_cursor_start<LIST, sg_k_block_chunk>(head, descs, group));
   } else {
-    sg_k_cast(head, descs, group, scratch);
+    sg_k_cast<LIST>(head, descs, group, scratch);
   }
 }
 
-/* Blocks of the persistent grid per multiprocessor. */
-template <uint32_t MODE, uint32_t LAYOUT>
+/* Blocks of the persistent grid per multiprocessor. The tile modes' rings
+ * need more than the default 48 KB a block and as much shared memory per
+ * multiprocessor as there is: they raise the block's limit and ask for the
+ * largest carveout. The other kernels keep the default, which leaves L1
+ * room for their loads in flight (the largest carveout cost the cast mode
+ * 13% on the GPT set). */
+template <uint32_t KERNEL, uint32_t LAYOUT>
 static cudaError_t blocks_per_sm(int *per_sm) {
-  /* The tile modes' rings need more than the default 48 KB a block and as
-   * much shared memory per multiprocessor as there is: they raise the
-   * block's limit and ask for the largest carveout. The cast mode keeps the
-   * default, which leaves L1 room for its loads in flight (the largest
-   * carveout cost it 13% on the GPT set). Function attributes, not stream
-   * work: legal during capture. */
   cudaError_t err = cudaSuccess;
-  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<MODE, LAYOUT>());
-  if (MODE != SG_K_MODE_CAST) {
-    err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, LAYOUT>,
+  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<KERNEL, LAYOUT>());
+  if (sg_k_has_ring(KERNEL)) {
+    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err == cudaSuccess) {
-      err = cudaFuncSetAttribute(sg_k_refresh_kernel<MODE, LAYOUT>,
+      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT>,
                                  cudaFuncAttributePreferredSharedMemoryCarveout,
                                  cudaSharedmemCarveoutMaxShared);
     }
   }
   if (err == cudaSuccess) {
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, sg_k_refresh_kernel<MODE, LAYOUT>,
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT>,
                                                         SG_K_THREADS, kSmem);
+  }
+  /* A kernel that fits nowhere still gets one block per multiprocessor
+   * (the launch then reports why). */
+  *per_sm = err == cudaSuccess && *per_sm < 1 ? 1 : *per_sm;
+  return err;
+}
+
+/* A kernel's entries of the device record: both layouts of the tile
+ * kernels, the wide one only where a block may have its shared memory
+ * (A100: 163 KB; sm_86/89: 99 KB), and one entry for the others. */
+template <uint32_t KERNEL>
+static cudaError_t load_kernel(int optin, sg_k_refresh_device *out) {
+  int *per_sm = out->blocks_per_sm[KERNEL];
+  cudaError_t err = blocks_per_sm<KERNEL, SG_K_LAYOUT_NARROW>(&per_sm[SG_K_LAYOUT_NARROW]);
+  if constexpr (sg_k_has_ring(KERNEL)) {
+    if (err == cudaSuccess && static_cast<size_t>(optin) >= sg_k_smem_bytes<KERNEL, SG_K_LAYOUT_WIDE>()) {
+      err = blocks_per_sm<KERNEL, SG_K_LAYOUT_WIDE>(&per_sm[SG_K_LAYOUT_WIDE]);
+    }
   }
   return err;
 }
 
-template <uint32_t MODE, uint32_t LAYOUT>
-static cudaError_t launch_as(const void *table, uint32_t group, const int32_t *noop_flag,
-                             int sm_count, cudaStream_t stream) {
-  int per_sm = 0;
-  cudaError_t err = blocks_per_sm<MODE, LAYOUT>(&per_sm);
-  if (err != cudaSuccess) {
-    return err;
+extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
+  if (out == nullptr) {
+    return cudaErrorInvalidValue;
   }
-  const char *base = static_cast<const char *>(table);
-  void *args[] = {&base, &group, &noop_flag};
-  const dim3 grid(static_cast<unsigned>(sm_count) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1));
-  return cudaLaunchKernel(reinterpret_cast<const void *>(&sg_k_refresh_kernel<MODE, LAYOUT>), grid,
-                          dim3(SG_K_THREADS), args, sg_k_smem_bytes<MODE, LAYOUT>(), stream);
-}
-
-/* Whether the current device gives a block the wide layout's shared memory
- * (a host-side attribute query: legal during capture). Where it does not
- * (A100: 163 KB; sm_86/89: 99 KB), launches take the narrow layout. */
-template <uint32_t MODE>
-static cudaError_t wide_fits(bool *fits) {
+  *out = sg_k_refresh_device{};
   int device = 0;
   int optin = 0;
+  int sm_count = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err == cudaSuccess) {
     err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
   }
-  *fits = err == cudaSuccess &&
-          static_cast<size_t>(optin) >= sg_k_smem_bytes<MODE, SG_K_LAYOUT_WIDE>();
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  }
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_TRANSPOSE>(optin, out);
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST>(optin, out);
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST_TRANSPOSE>(optin, out);
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_AMAX>(optin, out);
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_BLOCK_CAST>(optin, out);
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE>(optin, out);
+  /* Only a complete record says "loaded". */
+  out->sm_count = err == cudaSuccess ? sm_count : 0;
   return err;
 }
 
-/* The tile modes: the wide layout when asked for and it fits. */
-template <uint32_t MODE>
+template <uint32_t KERNEL, uint32_t LAYOUT>
+static cudaError_t launch_as(const void *table, uint32_t group, const int32_t *noop_flag,
+                             const sg_k_refresh_device *dev, cudaStream_t stream) {
+  const char *base = static_cast<const char *>(table);
+  void *args[] = {&base, &group, &noop_flag};
+  const unsigned per_sm = static_cast<unsigned>(dev->blocks_per_sm[KERNEL][LAYOUT]);
+  const dim3 grid(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
+  return cudaLaunchKernel(reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT>),
+                          grid, dim3(SG_K_THREADS), args, sg_k_smem_bytes<KERNEL, LAYOUT>(),
+                          stream);
+}
+
+/* A tile kernel in the layout asked for where the device loaded it. */
+template <uint32_t KERNEL>
 static cudaError_t launch_tiles(const void *table, uint32_t group, uint32_t layout,
-                                const int32_t *noop_flag, int sm_count, cudaStream_t stream) {
-  bool wide = false;
-  const cudaError_t err = layout == SG_K_LAYOUT_WIDE ? wide_fits<MODE>(&wide) : cudaSuccess;
-  if (err != cudaSuccess) {
-    return err;
-  }
-  return wide ? launch_as<MODE, SG_K_LAYOUT_WIDE>(table, group, noop_flag, sm_count, stream)
-              : launch_as<MODE, SG_K_LAYOUT_NARROW>(table, group, noop_flag, sm_count, stream);
+                                const int32_t *noop_flag, const sg_k_refresh_device *dev,
+                                cudaStream_t stream) {
+  const bool wide = layout == SG_K_LAYOUT_WIDE && dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE] > 0;
+  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE>(table, group, noop_flag, dev, stream)
+              : launch_as<KERNEL, SG_K_LAYOUT_NARROW>(table, group, noop_flag, dev, stream);
 }
 
-/* Both layouts of a tile mode, the wide one where it fits. */
-template <uint32_t MODE>
-static cudaError_t load_tiles(void) {
-  bool wide = false;
-  int per_sm = 0;
-  cudaError_t err = wide_fits<MODE>(&wide);
-  if (err == cudaSuccess && wide) {
-    err = blocks_per_sm<MODE, SG_K_LAYOUT_WIDE>(&per_sm);
-  }
-  if (err == cudaSuccess) {
-    err = blocks_per_sm<MODE, SG_K_LAYOUT_NARROW>(&per_sm);
-  }
-  return err;
-}
-
-extern "C" cudaError_t sg_k_refresh_load(void) {
-  int per_sm = 0;
-  cudaError_t err = load_tiles<SG_K_MODE_TRANSPOSE>();
-  if (err == cudaSuccess) {
-    err = load_tiles<SG_K_MODE_CAST_TRANSPOSE>();
-  }
-  if (err == cudaSuccess) {
-    err = blocks_per_sm<SG_K_MODE_CAST, SG_K_LAYOUT_NARROW>(&per_sm);
-  }
-  return err;
-}
-
-extern "C" cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode,
-                                           uint32_t group, uint32_t layout,
-                                           const int32_t *noop_flag, int sm_count,
-                                           cudaStream_t stream) {
-  if (device_table == nullptr || sm_count < 1 ||
-      (layout != SG_K_LAYOUT_NARROW && layout != SG_K_LAYOUT_WIDE)) {
-    return cudaErrorInvalidValue;
-  }
-  switch (mode) {
-  case SG_K_MODE_TRANSPOSE:
-    return launch_tiles<SG_K_MODE_TRANSPOSE>(device_table, group, layout, noop_flag, sm_count,
-                                             stream);
-  case SG_K_MODE_CAST:
-    return launch_as<SG_K_MODE_CAST, SG_K_LAYOUT_NARROW>(device_table, group, noop_flag,
-                                                         sm_count, stream);
-  case SG_K_MODE_CAST_TRANSPOSE:
-    return launch_tiles<SG_K_MODE_CAST_TRANSPOSE>(device_table, group, layout, noop_flag,
-                                                  sm_count, stream);
+static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t group,
+                                 uint32_t layout, const int32_t *noop_flag,
+                                 const sg_k_refresh_device *dev, cudaStream_t stream) {
+  constexpr uint32_t N = SG_K_LAYOUT_NARROW;
+  switch (kernel) {
+  case SG_K_KERNEL_TRANSPOSE:
+    return launch_tiles<SG_K_KERNEL_TRANSPOSE>(table, group, layout, noop_flag, dev, stream);
+  case SG_K_KERNEL_CAST:
+    return launch_as<SG_K_KERNEL_CAST, N>(table, group, noop_flag, dev, stream);
+  case SG_K_KERNEL_CAST_TRANSPOSE:
+    return launch_tiles<SG_K_KERNEL_CAST_TRANSPOSE>(table, group, layout, noop_flag, dev, stream);
+  case SG_K_KERNEL_AMAX:
+    return launch_as<SG_K_KERNEL_AMAX, N>(table, group, noop_flag, dev, stream);
+  case SG_K_KERNEL_BLOCK_CAST:
+    return launch_as<SG_K_KERNEL_BLOCK_CAST, N>(table, group, noop_flag, dev, stream);
+  case SG_K_KERNEL_BLOCK_CAST_TRANSPOSE:
+    return launch_as<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE, N>(table, group, noop_flag, dev, stream);
   default:
     return cudaErrorInvalidValue;
   }
+}
+
+extern "C" cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode, uint32_t group,
+                                           const sg_k_plan *plan, const int32_t *noop_flag,
+                                           const sg_k_refresh_device *device,
+                                           cudaStream_t stream) {
+  if (device_table == nullptr || plan == nullptr || device == nullptr || device->sm_count < 1 ||
+      mode >= SG_K_MODE_COUNT ||
+      (plan->layout != SG_K_LAYOUT_NARROW && plan->layout != SG_K_LAYOUT_WIDE)) {
+    return cudaErrorInvalidValue;
+  }
+  uint32_t kernels[3];
+  const uint32_t n = sg_k_refresh_kernels(mode, plan, kernels);
+  for (uint32_t i = 0; i < n; i++) {
+    const cudaError_t err =
+        launch_kernel(kernels[i], device_table, group, plan->layout, noop_flag, device, stream);
+    if (err != cudaSuccess) {
+      return err;
+    }
+  }
+  return cudaSuccess;
 }

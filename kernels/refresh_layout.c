@@ -1,12 +1,9 @@
 /* Host side of the layout choice (refresh.h, sg_k_refresh_layout): which of
- * the two ways of dealing tiles suits the parameters a launch refreshes. */
+ * the two ways of dealing tiles suits the parameters a launch refreshes.
+ * The plans (refresh_plan.c) sum these over a selection. */
 #include <stdbool.h>
 
 #include "refresh_table.h"
-
-static uint64_t tiles_of(const sg_k_param *p) {
-  return sg_k_ceil_div(p->rows, SG_K_TILE) * sg_k_ceil_div(p->cols, SG_K_TILE);
-}
 
 /* Fills whole 2 x 2 chunks of tiles that move as 16-byte vectors. On the
  * many-small set one block per multiprocessor moving chunks of 64 x 128
@@ -14,22 +11,11 @@ static uint64_t tiles_of(const sg_k_param *p) {
  * element-wise (unaligned) tiles ran 45% slower on a quarter of the
  * threads; on the GPT set the wide layout gives the transpose 91% of the
  * copy's bandwidth against 80%. */
-static bool suits_wide(const sg_k_param *p) {
+bool sg_k_suits_wide(const sg_k_param *p) {
   return p->rows >= 2u * SG_K_TILE && p->cols >= 2u * SG_K_TILE &&
          sg_k_rows_aligned16(p->w, p->ld_w, 1) && sg_k_rows_aligned16(p->wt, p->ld_wt, 1);
 }
 
-uint32_t sg_k_refresh_layout(const sg_k_param *params, uint32_t count, uint32_t group) {
-  uint64_t tiles = 0;
-  uint64_t wide = 0;
-  for (uint32_t i = 0; params != NULL && i < count; i++) {
-    const sg_k_param *p = &params[i];
-    if (group != SG_K_ALL_GROUPS && p->group != group) {
-      continue;
-    }
-    const uint64_t t = tiles_of(p);
-    tiles += t;
-    wide += suits_wide(p) ? t : 0;
-  }
+uint32_t sg_k_layout_for(uint64_t tiles, uint64_t wide) {
   return tiles > 0 && wide >= tiles - tiles / 4 ? SG_K_LAYOUT_WIDE : SG_K_LAYOUT_NARROW;
 }

@@ -6,7 +6,8 @@
  * the memory sees one block ask for a 256 x 256 block of W at once and
  * write a 256 x 256 block of Wt at once: runs of 256 bytes where single
  * tiles give 128 (on the GPT set that took the transpose from 79% to 91% of
- * the copy's bandwidth; pairs of tiles, 83-85%). */
+ * the copy's bandwidth; pairs of tiles, 83-85%). A block-scaled parameter's
+ * tiles also carry their block's scale_inv from W's grid to Wt's. */
 #ifndef SG_KERNELS_REFRESH_PIPELINE_CUH
 #define SG_KERNELS_REFRESH_PIPELINE_CUH
 
@@ -36,7 +37,7 @@ struct sg_k_transpose_ring {
 
 /* Starts loading tile `local` of v into sh and records its job. Whole
  * aligned rows go by cp.async (the caller waits for them); edge and
- * unaligned tiles are copied here, element by element. */
+ * unaligned tiles are gathered here, as aligned words. */
 template <class Chunk>
 __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
                                                      const sg_k_view &v, uint64_t local) {
@@ -52,12 +53,25 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
       sg_k_cp_async16(&sh.chunk[sg_k_slot(row, q)], src + row * ld_w + 16u * q);
     }
   } else {
-    sg_k_tile_fill_elements(sh, rows, cols, [&](uint32_t r, uint32_t c) { return src[r * ld_w + c]; });
+    sg_k_tile_fill_gather(sh, src, ld_w, rows, cols, v.w, v.w + (v.rows - 1) * ld_w + v.cols);
   }
   if (threadIdx.x == 0) {
     job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols,
                         rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0, 0};
   }
+}
+
+/* Thread 0, for a block-scaled parameter's tile `local`: its block's 1/s
+ * from W's grid into Wt's (the grids are one float per tile, so this is
+ * their transpose, spread over the tiles). */
+template <class Chunk>
+__device__ __forceinline__ void sg_k_transpose_grid(const sg_k_desc &d, const sg_k_view &v,
+                                                    uint64_t local) {
+  uint64_t r0, c0;
+  sg_k_tile_origin<Chunk>(v, local, r0, c0);
+  const uint64_t tr = r0 / SG_K_TILE;
+  const uint64_t tc = c0 / SG_K_TILE;
+  d.grid_t[tc * d.ld_grid_t + tr] = d.grid[tr * d.ld_grid + tc];
 }
 
 /* Issues the cursor's chunk into stage s (a job with rows 0 where the chunk
@@ -68,8 +82,11 @@ __device__ __forceinline__ void sg_k_transpose_issue_chunk(
 #pragma unroll
   for (uint32_t t = 0; t < Chunk::K; t++) {
     if (sg_k_cursor_item(cur, t)) {
-      sg_k_transpose_issue<Chunk>(ring.tile[s][t], ring.job[s][t], cur.view[t],
-                                  cur.j + t - cur.view[t].first);
+      const uint64_t local = cur.j + t - cur.view[t].first;
+      sg_k_transpose_issue<Chunk>(ring.tile[s][t], ring.job[s][t], cur.view[t], local);
+      if (threadIdx.x == 0 && (cur.view[t].vec & SG_K_VEC_GRID) != 0) {
+        sg_k_transpose_grid<Chunk>(cur.descs[cur.p[t]], cur.view[t], local);
+      }
     } else if (threadIdx.x == 0) {
       ring.job[s][t] = sg_k_tile_job{nullptr, 0, 0, 0, 0, 0};
     }

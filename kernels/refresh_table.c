@@ -1,6 +1,7 @@
 /* Host side of the refresh table: checks each parameter, resolves what the
  * kernel would otherwise recompute per work item (ranges, the cast view,
- * alignment, work-item counts), sorts by group and lays out the work list. */
+ * alignment, recipe, work-item counts), sorts by group and lays out the
+ * work lists. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,39 @@ uint32_t sg_k_master_elem_bytes(uint32_t master_dtype) {
                                             : 0u;
 }
 
+/* Delayed scaling's master needs the host's scale; current scaling's
+ * computes it, so only its outputs are needed. */
 static bool master_valid(const sg_k_param *p) {
   if (p->master_dtype == SG_K_MASTER_NONE) {
-    return true;
+    return p->recipe != SG_K_RECIPE_CURRENT;
   }
   if (p->master_dtype != SG_K_MASTER_FP32 && p->master_dtype != SG_K_MASTER_BF16) {
     return false;
   }
-  return p->master != NULL && p->ld_master >= p->cols && p->scale != NULL &&
-         p->scale_inv != NULL && p->amax != NULL;
+  const bool outputs = p->recipe == SG_K_RECIPE_BLOCK ||
+                       (p->scale_inv != NULL && p->amax != NULL &&
+                        (p->recipe == SG_K_RECIPE_CURRENT || p->scale != NULL));
+  return p->master != NULL && p->ld_master >= p->cols && outputs;
+}
+
+/* Block scaling's two grids, one float per 128 x 128 block. */
+static bool grids_valid(const sg_k_param *p) {
+  if (p->recipe != SG_K_RECIPE_BLOCK) {
+    return true;
+  }
+  return p->grid != NULL && p->grid_t != NULL &&
+         p->ld_grid >= sg_k_ceil_div(p->cols, SG_K_TILE) &&
+         p->ld_grid_t >= sg_k_ceil_div(p->rows, SG_K_TILE);
+}
+
+/* Computed scales come from whole tensors or whole blocks: no owned range
+ * other than all of the parameter. */
+static bool recipe_valid(const sg_k_param *p) {
+  if (p->recipe > SG_K_RECIPE_BLOCK || (p->recipe_flags & ~(uint32_t)SG_K_POW2_SCALES) != 0) {
+    return false;
+  }
+  const bool whole = p->range_end == 0 || (p->range_begin == 0 && p->range_end == p->rows * p->cols);
+  return p->recipe == SG_K_RECIPE_DELAYED || whole;
 }
 
 static bool param_valid(const sg_k_param *p) {
@@ -42,7 +67,11 @@ static bool param_valid(const sg_k_param *p) {
   const bool range_ok = p->range_end == 0
                             ? p->range_begin == 0
                             : p->range_begin <= p->range_end && p->range_end <= n;
-  return range_ok && master_valid(p);
+  return range_ok && recipe_valid(p) && master_valid(p) && grids_valid(p);
+}
+
+uint64_t sg_k_tiles_of(const sg_k_param *p) {
+  return sg_k_ceil_div(p->rows, SG_K_TILE) * sg_k_ceil_div(p->cols, SG_K_TILE);
 }
 
 static void set_views(sg_k_desc *d, const sg_k_param *p) {
@@ -59,40 +88,60 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
            (has_master && sg_k_rows_aligned16(p->master, p->ld_master,
                                          sg_k_master_elem_bytes(p->master_dtype))
                 ? SG_K_VEC_MASTER
-                : 0u);
+                : 0u) |
+           (p->recipe == SG_K_RECIPE_BLOCK ? SG_K_VEC_GRID : 0u) |
+           ((p->recipe_flags & SG_K_POW2_SCALES) != 0 ? SG_K_VEC_POW2 : 0u);
 }
 
-/* Work items per mode. A cast of an empty owned range still gets one item,
- * which writes amax (+0) and scale_inv. Without a master the cast modes have
- * nothing to do for this parameter. */
-static void set_items(sg_k_desc *d) {
-  const bool has_master = d->master_dtype != SG_K_MASTER_NONE;
-  const uint64_t tiles = sg_k_ceil_div(d->rows, SG_K_TILE) * d->tiles_per_row;
-  const uint64_t cast_items = sg_k_ceil_div(d->range_end - d->range_begin, SG_K_CAST_ITEM);
-  d->items[SG_K_MODE_TRANSPOSE] = tiles;
-  d->items[SG_K_MODE_CAST_TRANSPOSE] = has_master ? tiles : 0;
-  d->items[SG_K_MODE_CAST] = has_master ? (cast_items > 0 ? cast_items : 1) : 0;
+/* Work items per list. Every parameter is transposed tile by tile. With a
+ * master, delayed and current scaling cast in the mode lists (a cast of an
+ * empty owned range still gets one item, which writes amax (+0) and
+ * scale_inv), current scaling first measures its whole parameter in the
+ * amax list, and block scaling casts tile by tile in its own list. Without
+ * a master the cast lists have nothing of this parameter. */
+void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]) {
+  const bool has_master = p->master_dtype != SG_K_MASTER_NONE;
+  const bool blocks = p->recipe == SG_K_RECIPE_BLOCK;
+  const uint64_t n = p->rows * p->cols;
+  const uint64_t owned = p->range_end == 0 ? n : p->range_end - p->range_begin;
+  const uint64_t cast_items = sg_k_ceil_div(owned, SG_K_CAST_ITEM);
+  const uint64_t tiles = sg_k_tiles_of(p);
+  const bool mode_lists = has_master && !blocks;
+  items[SG_K_LIST_TRANSPOSE] = tiles;
+  items[SG_K_LIST_CAST_TRANSPOSE] = mode_lists ? tiles : 0;
+  items[SG_K_LIST_CAST] = mode_lists ? (cast_items > 0 ? cast_items : 1) : 0;
+  items[SG_K_LIST_AMAX] =
+      has_master && p->recipe == SG_K_RECIPE_CURRENT ? sg_k_ceil_div(n, SG_K_CAST_ITEM) : 0;
+  items[SG_K_LIST_BLOCK] = has_master && blocks ? tiles : 0;
 }
 
+/* Current scaling's scale lives in the launch's scratch (sg_k_scratch), so
+ * the descriptor has none; the pointers a recipe does not use are cleared. */
 static void fill_desc(sg_k_desc *d, const sg_k_param *p, uint32_t index) {
+  const bool blocks = p->recipe == SG_K_RECIPE_BLOCK;
   d->w = p->w;
   d->wt = p->wt;
   d->master = p->master;
-  d->scale = p->scale;
-  d->scale_inv = p->scale_inv;
-  d->amax = p->amax;
+  d->scale = p->recipe == SG_K_RECIPE_DELAYED ? p->scale : NULL;
+  d->scale_inv = blocks ? NULL : p->scale_inv;
+  d->amax = blocks ? NULL : p->amax;
+  d->grid = blocks ? p->grid : NULL;
+  d->grid_t = blocks ? p->grid_t : NULL;
   d->rows = p->rows;
   d->cols = p->cols;
   d->ld_w = p->ld_w;
   d->ld_wt = p->ld_wt;
   d->ld_master = p->ld_master;
+  d->ld_grid = blocks ? p->ld_grid : 0;
+  d->ld_grid_t = blocks ? p->ld_grid_t : 0;
   d->tiles_per_row = sg_k_ceil_div(p->cols, SG_K_TILE);
   d->format = p->format;
   d->master_dtype = p->master_dtype;
   d->group = p->group;
   d->index = index;
+  d->recipe = p->recipe;
   set_views(d, p);
-  set_items(d);
+  sg_k_param_items(p, d->items);
 }
 
 /* Orders by group, then by position in the caller's array (qsort is not
@@ -128,9 +177,9 @@ cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
     qsort(descs, count, sizeof *descs, by_group);
   }
   for (uint32_t i = 0; i < count; i++) {
-    for (int m = 0; m < SG_K_MODE_COUNT; m++) {
-      descs[i].item_first[m] = table->total_items[m];
-      table->total_items[m] += descs[i].items[m];
+    for (int l = 0; l < SG_K_LIST_COUNT; l++) {
+      descs[i].item_first[l] = table->total_items[l];
+      table->total_items[l] += descs[i].items[l];
     }
   }
   return cudaSuccess;

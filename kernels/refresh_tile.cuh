@@ -9,8 +9,9 @@
  * A drain read touches one word in each of 16 rows, so chunk q of row r sits
  * in slot q ^ (r / 16 % 8): the 32 lanes of a read then hit 32 distinct banks,
  * and the 8 lanes that store one row still write 8 distinct slots.
- * Edge tiles and unaligned parameters take the element-wise variants, which
- * move single bytes through the same slots. */
+ * Edge tiles and unaligned parameters gather and scatter 16 bytes a thread
+ * as aligned words with predicated ends (refresh_unaligned.cuh), through
+ * the same slots. */
 #ifndef SG_KERNELS_REFRESH_TILE_CUH
 #define SG_KERNELS_REFRESH_TILE_CUH
 
@@ -18,6 +19,7 @@
 
 #include "refresh_io.cuh"
 #include "refresh_table.h"
+#include "refresh_unaligned.cuh"
 
 #define SG_K_THREADS 256
 
@@ -37,21 +39,23 @@ __device__ __forceinline__ uint32_t sg_k_tile_byte(uint32_t row, uint32_t col) {
   return 16u * sg_k_slot(row, col >> 4) + (col & 15u);
 }
 
-/* Fills the tile element by element (edge tiles, unaligned parameters):
- * code(row, col) gives the code of tile-relative (row, col); rows and cols
- * are the tile's extent inside W (1 .. SG_K_TILE). Each thread takes a
- * 16-column strip of every 32nd row, as the vector paths do. Slots outside
- * the extent stay stale; the drain never emits them. */
-template <class Code>
-__device__ __forceinline__ void sg_k_tile_fill_elements(sg_k_tile_smem &sh, uint32_t rows,
-                                                        uint32_t cols, Code code) {
-  uint8_t *bytes = reinterpret_cast<uint8_t *>(sh.chunk);
-  const uint32_t c = 16u * (threadIdx.x & 7u);
+/* Fills the tile from W rows that cp.async cannot take (unaligned rows,
+ * edge tiles): each thread a 16-column strip of every 32nd row, as the
+ * vector path does, gathered as aligned words (refresh_unaligned.cuh) from
+ * W's extent [lo, hi). rows and cols are the tile's extent inside W
+ * (1 .. SG_K_TILE); slots past it stay stale, and the drain never emits
+ * them. */
+__device__ __forceinline__ void sg_k_tile_fill_gather(sg_k_tile_smem &sh, const uint8_t *src,
+                                                      uint64_t ld, uint32_t rows, uint32_t cols,
+                                                      const uint8_t *lo, const uint8_t *hi) {
+  const uint32_t q = threadIdx.x & 7u;
+  const uint32_t c = 16u * q;
   const uint32_t n = c < cols ? min(cols - c, 16u) : 0u;
+  if (n == 0) {
+    return;
+  }
   for (uint32_t row = threadIdx.x >> 3; row < rows; row += SG_K_THREADS / 8) {
-    for (uint32_t i = 0; i < n; i++) {
-      bytes[sg_k_tile_byte(row, c + i)] = code(row, c + i);
-    }
+    sh.chunk[sg_k_slot(row, q)] = sg_k_gather16(src + row * ld + c, n, lo, hi, sg_k_plain_io{});
   }
 }
 
@@ -104,8 +108,11 @@ __device__ __forceinline__ void sg_k_transpose4x4(uint32_t a0, uint32_t a1, uint
 
 /* Writes the tile, transposed, to Wt; wt points at the tile's origin in Wt
  * and rows, cols are the tile's extent in W. VEC: rows is a multiple of 16
- * and Wt's rows are aligned, so every store is a whole vector; otherwise
- * bytes go one at a time. */
+ * and Wt's rows are aligned, so every store is a whole vector of a 16 x 4
+ * block transposed in registers; otherwise each Wt row's up to 16 bytes are
+ * read from their slots one by one and go out as aligned words with single
+ * bytes at the ends (refresh_unaligned.cuh; the register transpose held too
+ * many registers next to that at four blocks per multiprocessor). */
 template <bool VEC>
 __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_t *wt,
                                                 uint64_t ld_wt, uint32_t rows, uint32_t cols) {
@@ -121,9 +128,14 @@ __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_
     const uint8_t *bytes = reinterpret_cast<const uint8_t *>(sh.chunk);
     const uint32_t n = min(rows - r, 16u);
     for (uint32_t k = 0; k < 4u && c + k < cols; k++, out += ld_wt) {
-      for (uint32_t i = 0; i < n; i++) {
-        out[i] = bytes[sg_k_tile_byte(r + i, c + k)];
+      uint32_t w[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+      for (uint32_t i = 0; i < 16; i++) {
+        if (i < n) {
+          w[i / 4] |= static_cast<uint32_t>(bytes[sg_k_tile_byte(r + i, c + k)]) << (8u * (i % 4));
+        }
       }
+      sg_k_scatter16(out, make_uint4(w[0], w[1], w[2], w[3]), n, sg_k_plain_io{});
     }
     return;
   }

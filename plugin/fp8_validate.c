@@ -7,6 +7,10 @@
 
 #include "regions.h"
 
+/* Memory regions of one parameter: W, Wt, master, scale, scale_inv, amax
+ * and the two block-scaling grids. */
+#define SG_PARAM_REGIONS 8
+
 /* The ABI's constants are passed to the kernels unchanged: the numbers must
  * agree (compared as integers: they are different enums). */
 #define SAME(abi, kernel) ((long long)(abi) == (long long)(kernel))
@@ -23,6 +27,13 @@ _Static_assert(SAME(SG_REFRESH_TRANSPOSE, SG_K_MODE_TRANSPOSE) &&
                "refresh modes: ABI and kernels disagree");
 _Static_assert(SAME(SG_ALL_GROUPS, SG_K_ALL_GROUPS),
                "all-groups value: ABI and kernels disagree");
+_Static_assert(SAME(SG_RECIPE_DELAYED, SG_K_RECIPE_DELAYED) &&
+                   SAME(SG_RECIPE_CURRENT, SG_K_RECIPE_CURRENT) &&
+                   SAME(SG_RECIPE_BLOCK, SG_K_RECIPE_BLOCK) &&
+                   SAME(SG_RECIPE_POW2_SCALES, SG_K_POW2_SCALES),
+               "FP8 recipes: ABI and kernels disagree");
+_Static_assert(SG_FP8_BLOCK == SG_K_BLOCK,
+               "the block of block scaling is the kernels' tile");
 #undef SAME
 
 /* Bytes from a strided matrix's first element to past its last, or 0 when
@@ -83,6 +94,33 @@ static sg_status check_scalar(sg_diag *diag, uint32_t i, const char *field,
   return SG_OK;
 }
 
+static const char *recipe_name(uint32_t recipe) {
+  return recipe == SG_RECIPE_CURRENT ? "SG_RECIPE_CURRENT"
+         : recipe == SG_RECIPE_BLOCK ? "SG_RECIPE_BLOCK"
+                                     : "SG_RECIPE_DELAYED";
+}
+
+/* Computed scales (current and block scaling) come from the whole tensor
+ * or whole 128 x 128 blocks: an owned range of the sharded cast would need
+ * the rest of them from the other ranks. */
+static sg_status check_whole(sg_diag *diag, const sg_fp8_param_desc *d,
+                             uint32_t i) {
+  if (d->recipe == SG_RECIPE_DELAYED ||
+      (d->range_begin == 0 && d->range_end == d->rows * d->cols)) {
+    return SG_OK;
+  }
+  return sg_fail(diag, SG_ERR_NOT_SUPPORTED,
+                 "params[%u]: an owned range [%llu, %llu) needs "
+                 "SG_RECIPE_DELAYED; recipe %s computes its scales from %s, "
+                 "which a sharded cast would need from every rank (cast the "
+                 "parameter whole, or quantize it yourself and refresh Wt "
+                 "in transpose mode)",
+                 i, (unsigned long long)d->range_begin,
+                 (unsigned long long)d->range_end, recipe_name(d->recipe),
+                 d->recipe == SG_RECIPE_BLOCK ? "whole 128 x 128 blocks"
+                                              : "the whole tensor");
+}
+
 static sg_status check_range(sg_diag *diag, const sg_fp8_param_desc *d,
                              uint32_t i) {
   uint64_t n = d->rows * d->cols; /* checked not to overflow */
@@ -101,14 +139,52 @@ static sg_status check_range(sg_diag *diag, const sg_fp8_param_desc *d,
                    i, (unsigned long long)d->range_begin,
                    (unsigned long long)d->range_end, (unsigned long long)n);
   }
-  return SG_OK;
+  return check_whole(diag, d, i);
 }
 
-/* The master and its scalars: all present with a dtype, all absent
- * without one. */
+/* A pointer the recipe does not use must be NULL. */
+static sg_status check_unused(sg_diag *diag, uint32_t i, const char *field,
+                              const void *ptr, const char *why) {
+  if (ptr == NULL) {
+    return SG_OK;
+  }
+  return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                 "params[%u].%s is set but %s; pass NULL", i, field, why);
+}
+
+/* The scalars of a parameter with a master, per recipe: delayed needs all
+ * three; current computes the scale; block keeps its scales in the grids. */
+static sg_status check_scalars(sg_diag *diag, const sg_fp8_param_desc *d,
+                               uint32_t i) {
+  if (d->recipe == SG_RECIPE_BLOCK) {
+    const char *why = "recipe SG_RECIPE_BLOCK keeps its scales in the grids";
+    sg_status st = check_unused(diag, i, "scale", d->scale, why);
+    if (st == SG_OK) st = check_unused(diag, i, "scale_inv", d->scale_inv, why);
+    if (st == SG_OK) st = check_unused(diag, i, "amax", d->amax, why);
+    return st;
+  }
+  sg_status st = d->recipe == SG_RECIPE_CURRENT
+                     ? check_unused(diag, i, "scale", d->scale,
+                                    "recipe SG_RECIPE_CURRENT computes the "
+                                    "scale from the master")
+                     : check_scalar(diag, i, "scale", d->scale);
+  if (st == SG_OK) st = check_scalar(diag, i, "scale_inv", d->scale_inv);
+  if (st == SG_OK) st = check_scalar(diag, i, "amax", d->amax);
+  return st;
+}
+
+/* The master and its scalars: all present with a dtype (as the recipe
+ * needs them), all absent without one, which current scaling refuses. */
 static sg_status check_master(sg_diag *diag, const sg_fp8_param_desc *d,
                               uint32_t i) {
   if (d->master_dtype == SG_DTYPE_NONE) {
+    if (d->recipe == SG_RECIPE_CURRENT) {
+      return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                     "params[%u].recipe is SG_RECIPE_CURRENT but "
+                     "master_dtype is SG_DTYPE_NONE (current scaling casts "
+                     "from a master)",
+                     i);
+    }
     /* A cast range or cast pointer without a master means nothing. */
     const char *set = d->master        ? "master"
                       : d->scale       ? "scale"
@@ -126,11 +202,69 @@ static sg_status check_master(sg_diag *diag, const sg_fp8_param_desc *d,
   sg_status st = check_matrix(diag, i, "master", d->master, d->rows, d->cols,
                               d->ld_master, "ld_master",
                               sg_k_master_elem_bytes(d->master_dtype));
-  if (st == SG_OK) st = check_scalar(diag, i, "scale", d->scale);
-  if (st == SG_OK) st = check_scalar(diag, i, "scale_inv", d->scale_inv);
-  if (st == SG_OK) st = check_scalar(diag, i, "amax", d->amax);
+  if (st == SG_OK) st = check_scalars(diag, d, i);
   if (st == SG_OK) st = check_range(diag, d, i);
   return st;
+}
+
+static uint64_t blocks_of(uint64_t n) {
+  return n / SG_FP8_BLOCK + (n % SG_FP8_BLOCK != 0);
+}
+
+/* A grid's ld as the kernels see it: 0 means dense. */
+static uint64_t grid_ld(uint64_t ld, uint64_t width) {
+  return ld == 0 ? width : ld;
+}
+
+/* Block scaling's two grids: present, wide enough, aligned; absent (and
+ * their lds 0) with the other recipes. */
+static sg_status check_grids(sg_diag *diag, const sg_fp8_param_desc *d,
+                             uint32_t i) {
+  const uint64_t br = blocks_of(d->rows), bc = blocks_of(d->cols);
+  if (d->recipe != SG_RECIPE_BLOCK) {
+    if (d->block_scale_inv || d->block_scale_inv_t ||
+        d->ld_block_scale_inv || d->ld_block_scale_inv_t) {
+      return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                     "params[%u]: block_scale_inv, block_scale_inv_t or "
+                     "their ld set, but recipe is %s (only SG_RECIPE_BLOCK "
+                     "has grids)",
+                     i, recipe_name(d->recipe));
+    }
+    return SG_OK;
+  }
+  sg_status st = check_matrix(diag, i, "block_scale_inv", d->block_scale_inv,
+                              br, bc, grid_ld(d->ld_block_scale_inv, bc),
+                              "ld_block_scale_inv", sizeof(float));
+  if (st == SG_OK) {
+    st = check_matrix(diag, i, "block_scale_inv_t", d->block_scale_inv_t, bc,
+                      br, grid_ld(d->ld_block_scale_inv_t, br),
+                      "ld_block_scale_inv_t", sizeof(float));
+  }
+  return st;
+}
+
+/* ABI 1.1's recipe fields, apart from the pointers they govern. */
+static sg_status check_recipe(sg_diag *diag, const sg_fp8_param_desc *d,
+                              uint32_t i) {
+  if (d->recipe > SG_RECIPE_BLOCK) {
+    return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                   "params[%u].recipe is %u (known: SG_RECIPE_DELAYED, "
+                   "SG_RECIPE_CURRENT, SG_RECIPE_BLOCK)",
+                   i, (unsigned)d->recipe);
+  }
+  if ((d->recipe_flags & ~(uint32_t)SG_RECIPE_POW2_SCALES) != 0) {
+    return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                   "params[%u].recipe_flags is 0x%x (known: "
+                   "SG_RECIPE_POW2_SCALES)",
+                   i, (unsigned)d->recipe_flags);
+  }
+  if (d->recipe == SG_RECIPE_DELAYED && d->recipe_flags != 0) {
+    return sg_fail(diag, SG_ERR_INVALID_ARGUMENT,
+                   "params[%u].recipe_flags is 0x%x but recipe is "
+                   "SG_RECIPE_DELAYED, whose scale is the host's",
+                   i, (unsigned)d->recipe_flags);
+  }
+  return SG_OK;
 }
 
 static sg_status check_enums(sg_diag *diag, const sg_fp8_param_desc *d,
@@ -155,7 +289,7 @@ static sg_status check_enums(sg_diag *diag, const sg_fp8_param_desc *d,
                    "params[%u].reserved0 is %u, must be 0", i,
                    (unsigned)d->reserved0);
   }
-  return SG_OK;
+  return check_recipe(diag, d, i);
 }
 
 sg_status sg_fp8_desc_check(sg_diag *diag, const sg_fp8_param_desc *d,
@@ -182,6 +316,9 @@ sg_status sg_fp8_desc_check(sg_diag *diag, const sg_fp8_param_desc *d,
   if (st == SG_OK) {
     st = check_master(diag, d, i);
   }
+  if (st == SG_OK) {
+    st = check_grids(diag, d, i);
+  }
   return st;
 }
 
@@ -203,6 +340,12 @@ sg_k_param sg_fp8_desc_to_param(const sg_fp8_param_desc *d) {
       .format = d->format,
       .master_dtype = d->master_dtype,
       .group = d->group,
+      .recipe = d->recipe,
+      .recipe_flags = d->recipe_flags,
+      .grid = d->block_scale_inv,
+      .ld_grid = grid_ld(d->ld_block_scale_inv, blocks_of(d->cols)),
+      .grid_t = d->block_scale_inv_t,
+      .ld_grid_t = grid_ld(d->ld_block_scale_inv_t, blocks_of(d->rows)),
   };
   return p;
 }
@@ -218,6 +361,14 @@ static uint32_t param_regions(const sg_k_param *p, uint32_t index,
       {p->scale, sizeof(float), "scale"},
       {p->scale_inv, sizeof(float), "scale_inv"},
       {p->amax, sizeof(float), "amax"},
+      {p->grid,
+       span_bytes(blocks_of(p->rows), blocks_of(p->cols), p->ld_grid,
+                  sizeof(float)),
+       "block_scale_inv"},
+      {p->grid_t,
+       span_bytes(blocks_of(p->cols), blocks_of(p->rows), p->ld_grid_t,
+                  sizeof(float)),
+       "block_scale_inv_t"},
   };
   uint32_t n = 0;
   for (size_t k = 0; k < sizeof r / sizeof r[0]; k++) {
@@ -241,7 +392,7 @@ static void name_param(char *buf, size_t cap, const sg_region *r,
 
 sg_status sg_fp8_overlap_check(sg_diag *diag, const sg_k_param *params,
                                uint32_t total, uint32_t first_new) {
-  sg_region *regions = malloc((size_t)total * 6 * sizeof *regions);
+  sg_region *regions = malloc((size_t)total * SG_PARAM_REGIONS * sizeof *regions);
   if (regions == NULL) {
     return sg_fail(diag, SG_ERR_OUT_OF_MEMORY, "no memory for the overlap check");
   }

@@ -35,6 +35,7 @@ static sg_status check_param(sg_session *s, const sg_k_param *p, uint32_t i) {
       {p->w, "data"},       {p->wt, "transpose"},
       {p->master, "master"}, {p->scale, "scale"},
       {p->scale_inv, "scale_inv"}, {p->amax, "amax"},
+      {p->grid, "block_scale_inv"}, {p->grid_t, "block_scale_inv_t"},
   };
   sg_status st = SG_OK;
   char what[64];

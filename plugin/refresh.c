@@ -42,54 +42,37 @@ static sg_status check_refresh_args(sg_session *s, const sg_refresh_args *in) {
   return SG_OK;
 }
 
-/* The registration-order span [first, first + span) of the selected
- * parameters: what the amax reduction covers. */
-typedef struct selection {
-  uint32_t first, span;
-} selection;
-
 /* The selected parameters exist and, for the cast modes, have masters:
- * host metadata only, so this stays capture-safe. */
+ * the registry's plan of the selection, host metadata only, so this stays
+ * capture-safe (and costs a search, not a pass over the parameters). */
 static sg_status check_selection(sg_session *s, const sg_refresh_args *in,
-                                 selection *sel) {
-  uint32_t selected = 0;
-  for (uint32_t i = 0; i < s->fp8.count; i++) {
-    const sg_k_param *p = &s->fp8.params[i];
-    if (in->group != SG_ALL_GROUPS && p->group != in->group) {
-      continue;
-    }
-    if (selected++ == 0) {
-      sel->first = i;
-    }
-    sel->span = i + 1 - sel->first;
-    if (in->mode != SG_REFRESH_TRANSPOSE && p->master == NULL) {
-      return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
-                     "registered param %u has no master, so it cannot be "
-                     "refreshed in a cast mode",
-                     i);
-    }
-  }
-  if (selected == 0 && in->group != SG_ALL_GROUPS) {
+                                 const sg_k_plan **plan_out) {
+  const sg_k_plan *plan = sg_registry_plan(&s->fp8, in->group);
+  if (plan == NULL) {
     return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
                    "args->group %u has no registered parameter",
                    (unsigned)in->group);
   }
+  if (in->mode != SG_REFRESH_TRANSPOSE && plan->first_without_master != UINT32_MAX) {
+    return sg_fail(&s->diag, SG_ERR_INVALID_STATE,
+                   "registered param %u has no master, so it cannot be "
+                   "refreshed in a cast mode",
+                   (unsigned)plan->first_without_master);
+  }
+  *plan_out = plan;
   return SG_OK;
 }
 
-/* The tile modes' layout is chosen from the registered shapes at each
- * launch (host metadata, like the selection check): a captured launch keeps
- * the one it was captured with, which stays correct for any table, only
- * maybe slower. The cast mode has one layout. */
+/* The kernels the selection's recipes need (refresh.h, sg_k_refresh_kernels),
+ * the tile modes in the layout its shapes suit: both from the registered
+ * parameters at each call (host metadata, like the selection check). A
+ * captured launch keeps what it was captured with, which stays correct for
+ * any table of the same recipes, only maybe slower. */
 static sg_status launch(sg_session *s, sg_stream stream,
-                        const sg_refresh_args *in) {
-  const uint32_t layout =
-      in->mode == SG_REFRESH_CAST
-          ? SG_K_LAYOUT_NARROW
-          : sg_k_refresh_layout(s->fp8.params, s->fp8.count, in->group);
+                        const sg_refresh_args *in, const sg_k_plan *plan) {
   sg_status st = SG_CUDA(&s->diag, sg_k_refresh_launch(s->fp8.device_table, in->mode,
-                                                in->group, layout,
-                                                in->noop_flag, s->sm_count,
+                                                in->group, plan, in->noop_flag,
+                                                &s->refresh_device,
                                                 (cudaStream_t)stream));
   if (st == SG_OK) {
     s->stats.refreshes++;
@@ -97,13 +80,41 @@ static sg_status launch(sg_session *s, sg_stream stream,
   return st;
 }
 
+/* The registration-order span [first, first + span) of the selected
+ * parameters, which the amax reduction covers; each of them must scale
+ * from its amax (the delayed recipe): a current-scaling cast has already
+ * used its own rank's amax, and block scaling keeps none. */
+typedef struct selection {
+  uint32_t first, span;
+} selection;
+
+static sg_status reduce_selection(sg_session *s, const sg_refresh_args *in,
+                                  selection *sel) {
+  uint32_t selected = 0;
+  for (uint32_t i = 0; i < s->fp8.count; i++) {
+    const sg_k_param *p = &s->fp8.params[i];
+    if (in->group != SG_ALL_GROUPS && p->group != in->group) {
+      continue;
+    }
+    if (p->recipe != SG_K_RECIPE_DELAYED) {
+      return sg_fail(&s->diag, SG_ERR_INVALID_ARGUMENT,
+                     "args->flags has SG_REFRESH_REDUCE_AMAX but registered "
+                     "param %u does not use the delayed recipe, whose scales "
+                     "come from the reduced amax",
+                     i);
+    }
+    if (selected++ == 0) {
+      sel->first = i;
+    }
+    sel->span = i + 1 - sel->first;
+  }
+  return SG_OK;
+}
+
 /* SG_REFRESH_REDUCE_AMAX: one collective for the whole selection, after
  * the refresh in stream order. */
 static sg_status reduce_amax(sg_session *s, sg_stream stream,
                              const sg_refresh_args *in, const selection *sel) {
-  if ((in->flags & SG_REFRESH_REDUCE_AMAX) == 0) {
-    return SG_OK;
-  }
   return sg_comm_reduce_amax(&s->comm, s->fp8.device_table, s->fp8.count,
                              in->group, sel->first, sel->span,
                              (cudaStream_t)stream);
@@ -114,7 +125,6 @@ sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
   SG_NVTX_RANGE("refresh");
   sg_call c;
   sg_refresh_args in;
-  selection sel = {0, 0};
   sg_status st = sg_enter(&c, s, "post_optimizer_step");
   if (st == SG_OK) {
     st = SG_READ(&s->diag, sg_refresh_args, args, &in, "args");
@@ -122,16 +132,22 @@ sg_status sg_post_optimizer_step(sg_session *s, sg_stream stream,
   if (st == SG_OK) {
     st = check_refresh_args(s, &in);
   }
+  const sg_k_plan *plan = NULL;
   if (st == SG_OK) {
-    st = check_selection(s, &in, &sel);
+    st = check_selection(s, &in, &plan);
+  }
+  const bool reduce = st == SG_OK && (in.flags & SG_REFRESH_REDUCE_AMAX) != 0;
+  selection sel = {0, 0};
+  if (st == SG_OK && reduce) {
+    st = reduce_selection(s, &in, &sel);
   }
   if (st == SG_OK) {
     st = sg_require_device(s);
   }
   if (st == SG_OK && s->fp8.count > 0) {
-    st = launch(s, stream, &in);
+    st = launch(s, stream, &in, plan);
   }
-  if (st == SG_OK && s->fp8.count > 0) {
+  if (st == SG_OK && s->fp8.count > 0 && reduce) {
     st = reduce_amax(s, stream, &in, &sel);
   }
   return sg_leave(&c, st);

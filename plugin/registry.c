@@ -12,8 +12,10 @@ sg_status sg_registry_open(sg_registry *r, sg_diag *diag, uint32_t capacity,
   r->capacity = capacity;
   r->table_bytes = sg_k_refresh_table_bytes(r->capacity);
   r->params = calloc(r->capacity, sizeof *r->params);
+  r->group_plans = calloc(r->capacity, sizeof *r->group_plans);
   r->image = calloc(1, r->table_bytes);
-  if (r->params == NULL || r->image == NULL) {
+  r->plan_all = sg_k_refresh_plan(NULL, 0, SG_ALL_GROUPS);
+  if (r->params == NULL || r->group_plans == NULL || r->image == NULL) {
     return sg_fail(diag, SG_ERR_OUT_OF_MEMORY,
                    "cannot allocate the parameter table (%u params)",
                    r->capacity);
@@ -33,6 +35,7 @@ void sg_registry_close(sg_registry *r) {
     (void)SG_CUDA(r->diag, cudaFree(r->device_table));
   }
   free(r->image);
+  free(r->group_plans);
   free(r->params);
 }
 
@@ -72,6 +75,12 @@ static sg_status check_descs(sg_registry *r, const sg_fp8_param_desc *descs,
   return sg_fp8_overlap_check(r->diag, r->params, r->count + n, r->count);
 }
 
+/* The plans of the registered parameters. */
+static void update_plans(sg_registry *r) {
+  r->plan_all = sg_k_refresh_plan(r->params, r->count, SG_ALL_GROUPS);
+  r->plan_groups = sg_k_refresh_group_plans(r->params, r->count, r->group_plans);
+}
+
 sg_status sg_registry_add(sg_registry *r, const sg_fp8_param_desc *descs,
                           uint32_t n) {
   sg_status st = check_descs(r, descs, n);
@@ -83,9 +92,17 @@ sg_status sg_registry_add(sg_registry *r, const sg_fp8_param_desc *descs,
   if (st != SG_OK) {
     r->count -= n; /* all or none; the device table is rebuilt next time */
   }
+  update_plans(r);
   return st;
 }
 
 uint32_t sg_registry_group(const sg_registry *r, uint32_t index) {
   return index < r->count ? r->params[index].group : UINT32_MAX;
+}
+
+const sg_k_plan *sg_registry_plan(const sg_registry *r, uint32_t group) {
+  if (group == SG_ALL_GROUPS) {
+    return &r->plan_all;
+  }
+  return sg_k_refresh_find_plan(r->group_plans, r->plan_groups, group);
 }

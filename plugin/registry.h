@@ -21,6 +21,12 @@ typedef struct sg_registry {
   void *image;        /* host image of the device table */
   void *device_table; /* NULL in validation-only sessions */
   size_t table_bytes;
+  /* What a launch for all groups, and for each group, needs (refresh.h,
+   * sg_k_plan), kept up to date with the parameters so that a launch
+   * searches instead of passing over all of them. */
+  sg_k_plan plan_all;
+  sg_k_group_plan *group_plans; /* [capacity], the first plan_groups */
+  uint32_t plan_groups;
 } sg_registry;
 
 /* Allocates room for `capacity` parameters; with_device also allocates the
@@ -42,5 +48,10 @@ uint32_t sg_registry_group(const sg_registry *r, uint32_t index);
 /* Rebuilds the table image and copies it to the device table, ordered
  * after `stream`'s work and waited for (not capture-safe). */
 sg_status sg_registry_upload(sg_registry *r, cudaStream_t stream);
+
+/* The plan of a launch for `group` (SG_ALL_GROUPS: every group), or NULL
+ * when no registered parameter has that group. Host memory only:
+ * capture-safe. */
+const sg_k_plan *sg_registry_plan(const sg_registry *r, uint32_t group);
 
 #endif

@@ -144,7 +144,7 @@ static sg_status open_device(sg_session *s) {
     st = SG_CUDA(d, sg_k_copy_load());
   }
   if (st == SG_OK) {
-    st = SG_CUDA(d, sg_k_refresh_load());
+    st = SG_CUDA(d, sg_k_refresh_load(&s->refresh_device));
   }
   if (st == SG_OK) {
     st = SG_CUDA(d, sg_k_cond_load());

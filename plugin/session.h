@@ -37,6 +37,9 @@ struct sg_session {
   sg_state state;
   int device;
   int sm_count;
+  /* The refresh kernels' launch facts for the device (grid sizes, the wide
+   * layout), queried once at creation: a launch queries nothing. */
+  sg_k_refresh_device refresh_device;
   cudaStream_t aux_stream; /* the plugin's own, for table uploads */
   char *dump_dir; /* STEPGRAPH_DUMP_DIR at creation (owned), or NULL */
   sg_registry fp8;

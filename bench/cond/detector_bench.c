@@ -15,7 +15,7 @@ typedef struct detect {
 static void register_set(const bc *b, detect *d) {
   sg_fp8_param_desc *descs = calloc(d->set.count, sizeof *descs);
   for (uint32_t i = 0; i < d->set.count; i++) {
-    const sg_k_param p = bench_set_param(&d->set, SG_K_MASTER_FP32, 0, i);
+    const sg_k_param p = bench_set_param(&d->set, SG_K_RECIPE_DELAYED, SG_K_MASTER_FP32, 0, i);
     sg_fp8_param_desc *x = &descs[i];
     x->struct_size = sizeof *x;
     x->format = p.format;

@@ -11,6 +11,12 @@ typedef struct shape_run {
   bench_shape shape;
 } shape_run;
 
+typedef struct set_def {
+  const char *name, *about;
+  const shape_run *runs;
+  size_t nruns;
+} set_def;
+
 /* GPT: 24 layers of QKV, output projection, MLP up and down. */
 static const shape_run kGpt[] = {{24, {6144, 2048}}, {24, {2048, 2048}},
                                  {24, {8192, 2048}}, {24, {2048, 8192}}};
@@ -19,56 +25,90 @@ static const shape_run kSmall[] = {{4096, {64, 128}}};
 static const shape_run kMixed[] = {{8, {4096, 4096}}, {8, {3000, 1000}}, {8, {1024, 4099}},
                                    {8, {1, 50000}},   {8, {50000, 1}},   {8, {513, 257}},
                                    {512, {96, 80}},   {512, {33, 257}}};
+/* The zoo: real models' weights as one rank holds them. */
+static const shape_run kLlama8b[] = {{1, {6144, 4096}}, {1, {4096, 4096}}, {1, {28672, 4096}},
+                                     {1, {4096, 14336}}};
+static const shape_run kLlama70bTp8[] = {{1, {1280, 8192}}, {1, {8192, 1024}},
+                                         {1, {7168, 8192}}, {1, {8192, 3584}}};
+static const shape_run kMoe[] = {{16, {14336, 4096}}, {8, {4096, 14336}}};
+static const shape_run kGpt3Tp8[] = {{1, {4608, 12288}}, {1, {12288, 1536}},
+                                     {1, {6144, 12288}}, {1, {12288, 6144}}};
+static const shape_run kEmbeddings[] = {{1, {128256, 4096}}, {1, {50257, 768}}};
+
+#define RUNS(a) a, sizeof a / sizeof a[0]
+static const set_def kSets[] = {
+    {"gpt", "24 GPT layers (hidden 2048)", RUNS(kGpt)},
+    {"small", "4096 tensors of 64 x 128", RUNS(kSmall)},
+    {"mixed", "large, odd, degenerate and many small tensors", RUNS(kMixed)},
+    {"zoo-llama3-8b", "Llama-3 8B, one layer: QKV, O, gate+up, down", RUNS(kLlama8b)},
+    {"zoo-llama3-70b-tp8", "Llama-3 70B, one layer at tensor parallelism 8", RUNS(kLlama70bTp8)},
+    {"zoo-moe", "a Mixtral-style MoE layer: 8 experts' w1, w3, w2 in one group", RUNS(kMoe)},
+    {"zoo-gpt3-175b-tp8", "GPT-3 175B, one layer at tensor parallelism 8", RUNS(kGpt3Tp8)},
+    {"zoo-embeddings", "Llama-3's [128256, 4096] and GPT-2's odd [50257, 768]",
+     RUNS(kEmbeddings)},
+};
+#undef RUNS
+
+const char *const bench_set_names[] = {"gpt",           "small",
+                                       "mixed",         "zoo-llama3-8b",
+                                       "zoo-llama3-70b-tp8", "zoo-moe",
+                                       "zoo-gpt3-175b-tp8",  "zoo-embeddings"};
+const uint32_t bench_set_name_count = sizeof bench_set_names / sizeof bench_set_names[0];
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 static int set_shapes(bench_set *set, const char *name) {
-  const shape_run *runs;
-  size_t nruns;
-  if (strcmp(name, "gpt") == 0) {
-    runs = kGpt, nruns = sizeof kGpt / sizeof kGpt[0];
-  } else if (strcmp(name, "small") == 0) {
-    runs = kSmall, nruns = sizeof kSmall / sizeof kSmall[0];
-  } else if (strcmp(name, "mixed") == 0) {
-    runs = kMixed, nruns = sizeof kMixed / sizeof kMixed[0];
-  } else {
+  const set_def *def = NULL;
+  for (const set_def &d : kSets) {
+    def = strcmp(d.name, name) == 0 ? &d : def;
+  }
+  if (def == NULL) {
     return 0;
   }
-  set->name = name;
-  for (size_t r = 0; r < nruns; r++) {
-    set->count += runs[r].repeat;
+  set->name = def->name;
+  set->about = def->about;
+  for (size_t r = 0; r < def->nruns; r++) {
+    set->count += def->runs[r].repeat;
   }
   set->shapes = static_cast<bench_shape *>(malloc(set->count * sizeof *set->shapes));
   uint32_t i = 0;
-  for (size_t r = 0; r < nruns; r++) {
-    for (uint32_t k = 0; k < runs[r].repeat; k++) {
-      set->shapes[i++] = runs[r].shape;
+  for (size_t r = 0; r < def->nruns; r++) {
+    for (uint32_t k = 0; k < def->runs[r].repeat; k++) {
+      set->shapes[i++] = def->runs[r].shape;
     }
   }
   return 1;
 }
 
+static uint64_t blocks_of(uint64_t n) { return (n + SG_K_BLOCK - 1) / SG_K_BLOCK; }
+
 /* Each tensor starts 256-byte aligned in W and Wt, and 64 elements aligned
- * in the master arena (so 16-byte aligned as BF16 too). */
+ * in the master arena (so 16-byte aligned as BF16 too); its grids are
+ * dense, 4 floats aligned. */
 static void lay_out(bench_set *set) {
   set->off_w = static_cast<size_t *>(malloc(set->count * sizeof(size_t)));
   set->off_m = static_cast<size_t *>(malloc(set->count * sizeof(size_t)));
+  set->off_g = static_cast<size_t *>(malloc(set->count * sizeof(size_t)));
   for (uint32_t i = 0; i < set->count; i++) {
-    const uint64_t n = set->shapes[i].rows * set->shapes[i].cols;
+    const bench_shape s = set->shapes[i];
+    const uint64_t n = s.rows * s.cols;
     set->off_w[i] = set->w_bytes;
     set->off_m[i] = set->m_elems;
+    set->off_g[i] = set->g_floats;
     set->w_bytes = round_up(set->w_bytes + n, 256);
     set->m_elems = round_up(set->m_elems + n, 64);
+    set->g_floats = round_up(set->g_floats + blocks_of(s.rows) * blocks_of(s.cols), 4);
     set->elements += n;
   }
 }
 
-sg_k_param bench_set_param(const bench_set *set, uint32_t master_dtype, uint32_t copy,
-                           uint32_t i) {
+sg_k_param bench_set_param(const bench_set *set, uint32_t recipe, uint32_t master_dtype,
+                           uint32_t copy, uint32_t i) {
   const bench_shape s = set->shapes[i];
   const size_t elem = master_dtype == SG_K_MASTER_FP32 ? 4 : 2;
   char *m = reinterpret_cast<char *>(set->master + copy * set->m_elems);
   float *scalars = set->scalars + 3 * (size_t{copy} * set->count + i);
+  const size_t g = copy * set->g_floats + set->off_g[i];
   sg_k_param p;
   memset(&p, 0, sizeof p);
   p.w = set->w + copy * set->w_bytes + set->off_w[i];
@@ -77,20 +117,36 @@ sg_k_param bench_set_param(const bench_set *set, uint32_t master_dtype, uint32_t
   p.ld_wt = s.rows;
   p.master = m + set->off_m[i] * elem;
   p.ld_master = s.cols;
-  p.scale = scalars;
-  p.scale_inv = scalars + 1;
-  p.amax = scalars + 2;
+  p.scale = recipe == SG_K_RECIPE_DELAYED ? scalars : NULL;
+  p.scale_inv = recipe == SG_K_RECIPE_BLOCK ? NULL : scalars + 1;
+  p.amax = recipe == SG_K_RECIPE_BLOCK ? NULL : scalars + 2;
   p.rows = s.rows;
   p.cols = s.cols;
   p.format = i % 2 ? SG_K_FP8_E5M2 : SG_K_FP8_E4M3;
   p.master_dtype = master_dtype;
   p.group = i; /* one group per tensor: the per-tensor baseline launches each */
+  p.recipe = recipe;
+  if (recipe == SG_K_RECIPE_BLOCK) {
+    p.grid = set->grid + g;
+    p.ld_grid = blocks_of(s.cols);
+    p.grid_t = set->grid_t + g;
+    p.ld_grid_t = blocks_of(s.rows);
+  }
   return p;
 }
 
-const void *bench_set_table(const bench_set *set, uint32_t master_dtype, uint32_t copy) {
-  const char *base = static_cast<const char *>(set->tables[master_dtype == SG_K_MASTER_BF16]);
+const void *bench_set_table(const bench_set *set, uint32_t recipe, uint32_t master_dtype,
+                            uint32_t copy) {
+  const char *base =
+      static_cast<const char *>(set->tables[recipe][master_dtype == SG_K_MASTER_BF16]);
   return base + copy * set->table_bytes;
+}
+
+sg_k_plan bench_set_plan(const bench_set *set, uint32_t recipe, uint32_t group, int layout) {
+  sg_k_plan plan =
+      group == SG_K_ALL_GROUPS ? set->plan[recipe] : set->tensor_plans[recipe][group];
+  plan.layout = layout < 0 ? plan.layout : static_cast<uint32_t>(layout);
+  return plan;
 }
 
 static void build_tables(bench_set *set) {
@@ -98,19 +154,26 @@ static void build_tables(bench_set *set) {
   void *image = malloc(set->table_bytes);
   sg_k_param *params = static_cast<sg_k_param *>(malloc(set->count * sizeof *params));
   const uint32_t dtypes[2] = {SG_K_MASTER_FP32, SG_K_MASTER_BF16};
-  for (int d = 0; d < 2; d++) {
-    SG_CHECK_CUDA(cudaMalloc(&set->tables[d], set->copies * set->table_bytes));
-    for (uint32_t c = 0; c < set->copies; c++) {
-      for (uint32_t i = 0; i < set->count; i++) {
-        params[i] = bench_set_param(set, dtypes[d], c, i);
+  for (uint32_t r = 0; r < BENCH_RECIPES; r++) {
+    for (int d = 0; d < 2; d++) {
+      SG_CHECK_CUDA(cudaMalloc(&set->tables[r][d], set->copies * set->table_bytes));
+      for (uint32_t c = 0; c < set->copies; c++) {
+        for (uint32_t i = 0; i < set->count; i++) {
+          params[i] = bench_set_param(set, r, dtypes[d], c, i);
+        }
+        SG_CHECK_CUDA(sg_k_refresh_build(image, set->count, params, set->count));
+        SG_CHECK_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, r, dtypes[d], c)), image,
+                              set->table_bytes, cudaMemcpyHostToDevice));
       }
-      SG_CHECK_CUDA(sg_k_refresh_build(image, set->count, params, set->count));
-      SG_CHECK_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, dtypes[d], c)), image,
-                               set->table_bytes, cudaMemcpyHostToDevice));
+    }
+    /* Every copy and dtype of a recipe has the same shapes, alignment and
+     * lists: the plans of the last built do for all. */
+    set->plan[r] = sg_k_refresh_plan(params, set->count, SG_K_ALL_GROUPS);
+    set->tensor_plans[r] = static_cast<sg_k_plan *>(malloc(set->count * sizeof(sg_k_plan)));
+    for (uint32_t i = 0; i < set->count; i++) {
+      set->tensor_plans[r][i] = sg_k_refresh_plan(&params[i], 1, SG_K_ALL_GROUPS);
     }
   }
-  /* Every copy and dtype has the same shapes and alignment: one choice. */
-  set->layout = sg_k_refresh_layout(params, set->count, SG_K_ALL_GROUPS);
   SG_CHECK_CUDA(cudaDeviceSynchronize()); /* pageable copies may still be in flight */
   free(params);
   free(image);
@@ -168,6 +231,10 @@ void bench_set_fill(bench_set *set, uint32_t master_dtype) {
   SG_CHECK_CUDA(cudaGetLastError());
   fill_scalars<<<64, 256>>>(set->scalars, copies * set->count);
   SG_CHECK_CUDA(cudaGetLastError());
+  fill_bytes<<<64, 256>>>(reinterpret_cast<uint8_t *>(set->grid), 4 * copies * set->g_floats, 3);
+  SG_CHECK_CUDA(cudaGetLastError());
+  fill_bytes<<<64, 256>>>(reinterpret_cast<uint8_t *>(set->grid_t), 4 * copies * set->g_floats, 4);
+  SG_CHECK_CUDA(cudaGetLastError());
   SG_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
@@ -183,6 +250,8 @@ int bench_set_create(bench_set *set, const char *name, size_t min_bytes) {
   SG_CHECK_CUDA(cudaMalloc(&set->wt, set->copies * set->w_bytes));
   SG_CHECK_CUDA(cudaMalloc(&set->master, set->copies * set->m_elems * sizeof(float)));
   SG_CHECK_CUDA(cudaMalloc(&set->scalars, 3 * sizeof(float) * set->copies * set->count));
+  SG_CHECK_CUDA(cudaMalloc(&set->grid, sizeof(float) * set->copies * set->g_floats));
+  SG_CHECK_CUDA(cudaMalloc(&set->grid_t, sizeof(float) * set->copies * set->g_floats));
   build_tables(set);
   return 1;
 }
@@ -192,10 +261,18 @@ void bench_set_destroy(bench_set *set) {
   SG_CHECK_CUDA(cudaFree(set->wt));
   SG_CHECK_CUDA(cudaFree(set->master));
   SG_CHECK_CUDA(cudaFree(set->scalars));
-  SG_CHECK_CUDA(cudaFree(set->tables[0]));
-  SG_CHECK_CUDA(cudaFree(set->tables[1]));
+  SG_CHECK_CUDA(cudaFree(set->grid));
+  SG_CHECK_CUDA(cudaFree(set->grid_t));
+  for (uint32_t r = 0; r < BENCH_RECIPES; r++) {
+    SG_CHECK_CUDA(cudaFree(set->tables[r][0]));
+    SG_CHECK_CUDA(cudaFree(set->tables[r][1]));
+  }
   free(set->shapes);
   free(set->off_w);
   free(set->off_m);
+  free(set->off_g);
+  for (uint32_t r = 0; r < BENCH_RECIPES; r++) {
+    free(set->tensor_plans[r]);
+  }
   memset(set, 0, sizeof *set);
 }

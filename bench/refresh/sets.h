@@ -1,8 +1,8 @@
 /* The benchmark's parameter sets and their device memory: every tensor of a
  * set in one W arena, one Wt arena and one master arena (FP32-sized; BF16
- * runs reuse it), repeated over `copies` rotation copies when the set is too
- * small to leave the L2 between timed runs, with one table per copy and
- * master dtype. */
+ * runs reuse it), plus the block-scaling grids, repeated over `copies`
+ * rotation copies when the set is too small to leave the L2 between timed
+ * runs, with one table per copy, recipe and master dtype. */
 #ifndef SG_BENCH_SETS_H
 #define SG_BENCH_SETS_H
 
@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "refresh.h"
+
+enum { BENCH_RECIPES = 3 }; /* SG_K_RECIPE_DELAYED, _CURRENT, _BLOCK */
 
 #ifdef __cplusplus /* bench_cond calls these from C */
 extern "C" {
@@ -21,21 +23,29 @@ typedef struct bench_shape {
 
 typedef struct bench_set {
   const char *name;
+  const char *about;          /* what the shapes are */
   uint32_t count;
   bench_shape *shapes;
   uint64_t elements;          /* per copy */
   uint32_t copies;
-  size_t *off_w, *off_m;      /* element offsets of each tensor in its arena */
-  size_t w_bytes, m_elems;    /* arena sizes per copy */
+  size_t *off_w, *off_m, *off_g; /* offsets of each tensor in its arenas */
+  size_t w_bytes, m_elems, g_floats; /* arena sizes per copy */
   uint8_t *w, *wt;            /* device: copies * w_bytes */
   float *master;              /* device: copies * m_elems FP32 (BF16 uses the start) */
   float *scalars;             /* device: copies * count * {scale, scale_inv, amax} */
-  void *tables[2];            /* device: copies tables per master dtype (FP32, BF16) */
+  float *grid, *grid_t;       /* device: copies * g_floats, W's and Wt's grids */
+  void *tables[BENCH_RECIPES][2]; /* device: copies tables per recipe, master dtype */
   size_t table_bytes;
-  uint32_t layout;            /* sg_k_refresh_layout's choice for the whole set */
+  sg_k_plan plan[BENCH_RECIPES];          /* of the whole set, per recipe */
+  sg_k_plan *tensor_plans[BENCH_RECIPES]; /* [count]: each tensor alone (its group) */
 } bench_set;
 
-/* Fills `set` for "gpt", "small" or "mixed"; returns 0 for an unknown name.
+/* The names bench_set_create knows, in the order --set all runs them; the
+ * zoo's sets are the ones starting with "zoo". */
+extern const char *const bench_set_names[];
+extern const uint32_t bench_set_name_count;
+
+/* Fills `set` for one of bench_set_names; returns 0 for an unknown name.
  * min_bytes: each copy must be at least this large in transpose traffic
  * (2 bytes per element), or the set is repeated. */
 int bench_set_create(bench_set *set, const char *name, size_t min_bytes);
@@ -44,12 +54,19 @@ void bench_set_destroy(bench_set *set);
 /* Random, finite, nonzero inputs for a master dtype in every copy. */
 void bench_set_fill(bench_set *set, uint32_t master_dtype);
 
-/* Table of one copy for a master dtype (SG_K_MASTER_FP32 or _BF16). */
-const void *bench_set_table(const bench_set *set, uint32_t master_dtype, uint32_t copy);
+/* Table of one copy for a recipe and master dtype (SG_K_MASTER_FP32 or
+ * _BF16). */
+const void *bench_set_table(const bench_set *set, uint32_t recipe, uint32_t master_dtype,
+                            uint32_t copy);
 
-/* Host description of tensor i of copy 0 with device pointers, as built. */
-sg_k_param bench_set_param(const bench_set *set, uint32_t master_dtype, uint32_t copy,
-                           uint32_t i);
+/* Host description of tensor i of a copy with device pointers, as built. */
+sg_k_param bench_set_param(const bench_set *set, uint32_t recipe, uint32_t master_dtype,
+                           uint32_t copy, uint32_t i);
+
+/* The plan of a launch of the set's `recipe` tables for `group`
+ * (SG_K_ALL_GROUPS: all, or one tensor's index, its group), in `layout`
+ * (-1: the plan's own). */
+sg_k_plan bench_set_plan(const bench_set *set, uint32_t recipe, uint32_t group, int layout);
 
 #ifdef __cplusplus
 }

@@ -32,9 +32,10 @@ static const char *dump_path(const char *path, const tr_dist *dist,
 
 static int train(const tr_plugin *p, const tr_options *o,
                  const tr_dist *dist) {
-  printf("fp8_trainer: mode %s, %u layers, hidden %u, batch %u, %u steps, "
-         "seed %llu, plugin %s\n",
-         tr_mode_name(o->mode), o->layers, o->hidden, o->batch, o->steps,
+  printf("fp8_trainer: mode %s, recipe %s, %u layers, hidden %u, batch %u, "
+         "%u steps, seed %llu, plugin %s\n",
+         tr_mode_name(o->mode), tr_recipe_name(o->recipe), o->layers,
+         o->hidden, o->batch, o->steps,
          (unsigned long long)o->seed, p->path);
   const tr_config cfg = tr_config_for(o, o->mode, dist);
   char path[4200];

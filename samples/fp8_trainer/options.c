@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "recipe.h"
 
 /* The default configuration is launch-bound and fixed so that results
  * compare across runs (issue 5): 16 layers, hidden 256, batch 128. */
@@ -31,6 +32,10 @@ static void usage(FILE *to) {
   fprintf(to,
     "usage: fp8_trainer [options]\n"
     "  --mode eager|graph|driver|stale  how steps run (default graph)\n"
+    "  --recipe delayed|current|block  how the plugin scales the FP8 weights:\n"
+    "                     from earlier steps' amax (default), from this\n"
+    "                     step's, or per 128x128 block (then the GEMMs run in\n"
+    "                     BF16 on the weights dequantized from the blocks)\n"
     "  --steps N          training steps, warm-up included (default %u)\n"
     "  --warmup N         eager steps before capture (default %u)\n"
     "  --lr-warmup N      learning-rate warm-up steps, 0: constant (default 0)\n"
@@ -122,7 +127,8 @@ static bool parse_dim(const char *name, const char *text, uint32_t hi,
 
 enum { OPT_WARMUP = 256, OPT_PRINT, OPT_LAYERS, OPT_HIDDEN, OPT_BATCH,
        OPT_SEED, OPT_PLUGIN, OPT_LOSSES, OPT_WEIGHTS, OPT_BENCH, OPT_HELP,
-       OPT_LR_WARMUP, OPT_RANKS, OPT_RENDEZVOUS, OPT_SHARD, OPT_BUCKETS };
+       OPT_LR_WARMUP, OPT_RECIPE, OPT_RANKS, OPT_RENDEZVOUS, OPT_SHARD,
+       OPT_BUCKETS };
 
 static const struct option long_options[] = {
   {"mode", required_argument, NULL, 'm'},
@@ -140,6 +146,7 @@ static const struct option long_options[] = {
   {"bench", no_argument, NULL, OPT_BENCH},
   TR_COND_LONG_OPTIONS,
   {"help", no_argument, NULL, OPT_HELP},
+  {"recipe", required_argument, NULL, OPT_RECIPE},
   {"ranks", required_argument, NULL, OPT_RANKS},
   {"rendezvous", required_argument, NULL, OPT_RENDEZVOUS},
   {"shard-optimizer", no_argument, NULL, OPT_SHARD},
@@ -164,6 +171,9 @@ static bool apply(int opt, const char *arg, tr_options *o) {
     case OPT_LOSSES: o->dump_losses = arg; return true;
     case OPT_WEIGHTS: o->dump_weights = arg; return true;
     case OPT_BENCH: o->bench = true; return true;
+    case OPT_RECIPE:
+      return tr_parse_recipe(arg, &o->recipe) ||
+             fail("--recipe '%s' is not one of delayed, current, block", arg);
     case OPT_RANKS: return parse_u32("ranks", arg, 1, TR_MAX_RANKS, &o->ranks);
     case OPT_RENDEZVOUS: o->rendezvous = arg; return true;
     case OPT_SHARD: o->shard_optimizer = true; return true;
@@ -207,6 +217,10 @@ static bool check_ranks(const tr_options *o) {
   if (o->shard_optimizer && o->ranks == 0 && !from_env) {
     return fail("--shard-optimizer needs ranks: --ranks N, or RANK and "
                 "WORLD_SIZE");
+  }
+  if (o->shard_optimizer && o->recipe != SG_RECIPE_DELAYED) {
+    return fail("--shard-optimizer casts each rank's range of W, which only "
+                "--recipe delayed scales from the reduced amax");
   }
   if (o->shard_optimizer && o->mode == TR_MODE_STALE) {
     return fail("--shard-optimizer always casts W alone: --mode stale "

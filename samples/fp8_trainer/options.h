@@ -25,6 +25,7 @@ typedef struct tr_options {
   const char *plugin;       /* NULL: STEPGRAPH_PLUGIN, then the build's */
   const char *dump_losses;  /* NULL: none */
   const char *dump_weights; /* NULL: none */
+  uint32_t recipe;          /* SG_RECIPE_* of the weights (recipe.h) */
   bool bench;
   tr_cond_options cond; /* accumulation, step guard, detector */
   /* Data-parallel ranks (ranks.h): --ranks N forks N processes, one GPU

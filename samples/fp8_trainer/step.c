@@ -41,8 +41,10 @@ static void forward(tr_trainer *t, cudaStream_t s) {
   tr_model *m = &t->m;
   for (uint32_t l = 0; l < m->d.layers; l++) {
     uint16_t *y = m->y + (size_t)l * m->act;
-    tr_gemm_run(&t->forward[l], &t->blas, m->w + (size_t)l * m->weight,
-                m->xq + (size_t)l * m->act, y, s);
+    if (!tr_recipe_forward(&t->recipe, &t->blas, m, l, y, s)) {
+      tr_gemm_run(&t->forward[l], &t->blas, m->w + (size_t)l * m->weight,
+                  m->xq + (size_t)l * m->act, y, s);
+    }
     t->launches++;
     if (l + 1 < m->d.layers) {
       SG_CHECK_CUDA(tr_k_gelu_dropout(y, reserve(t, m->act), TR_DROPOUT,
@@ -70,12 +72,13 @@ static void loss(tr_trainer *t, cudaStream_t s) {
  * W^T (FP8), then back through dropout and GELU. */
 static void backward_layer(tr_trainer *t, uint32_t l, cudaStream_t s) {
   tr_model *m = &t->m;
-  tr_gemm_run(&t->dgrad[l], &t->blas, m->wt + (size_t)l * m->weight, m->gq,
-              m->dx, s);
-  SG_CHECK_CUDA(
-      tr_k_gelu_dropout_backward(m->dx, m->y + (size_t)(l - 1) * m->act,
-                                 m->keep + (size_t)(l - 1) * m->act, TR_DROPOUT,
-                                 tr_model_g_operand(m, l - 1), m->act, s));
+  if (!tr_recipe_dgrad(&t->recipe, &t->blas, m, l, s)) {
+    tr_gemm_run(&t->dgrad[l], &t->blas, m->wt + (size_t)l * m->weight, m->gq,
+                m->dx, s);
+  }
+  SG_CHECK_CUDA(tr_k_gelu_dropout_backward(
+      m->dx, m->y + (size_t)(l - 1) * m->act, m->keep + (size_t)(l - 1) * m->act,
+      TR_DROPOUT, tr_model_g_operand(m, l - 1), m->act, s));
   t->launches += 2;
 }
 

@@ -14,6 +14,7 @@ static void register_weights(tr_trainer *t) {
   const uint32_t L = t->m.d.layers;
   sg_fp8_param_desc *descs = TR_CALLOC(L, sizeof *descs, "FP8 descriptors");
   tr_model_fp8_descs(&t->m, descs);
+  tr_recipe_descs(&t->recipe, &t->m, descs);
   if (t->cfg.dist != NULL) {
     tr_dist_shard_descs(t->cfg.dist, descs, L, t->m.weight);
   }
@@ -96,11 +97,16 @@ void tr_refresh_group(tr_trainer *t, cudaStream_t stream, uint32_t mode,
   r.struct_size = sizeof r;
   r.mode = mode;
   r.group = group;
-  if (t->cfg.dist != NULL && mode != SG_REFRESH_TRANSPOSE) {
-    r.flags = SG_REFRESH_REDUCE_AMAX; /* the same scales on every rank */
+  /* Delayed scaling's next scales come from amax: the same on every
+   * rank. (Current scaling uses the whole master, the same on every rank
+   * too; block scaling keeps no amax.) */
+  if (t->cfg.dist != NULL && mode != SG_REFRESH_TRANSPOSE &&
+      t->cfg.recipe == SG_RECIPE_DELAYED) {
+    r.flags = SG_REFRESH_REDUCE_AMAX;
   }
   CK_SG(t->api, t->session,
         t->api->post_optimizer_step(t->session, stream, &r));
+  t->launches += tr_recipe_after_refresh(&t->recipe, &t->m, stream);
 }
 
 tr_config tr_config_for(const tr_options *o, tr_mode mode,
@@ -117,6 +123,7 @@ tr_config tr_config_for(const tr_options *o, tr_mode mode,
   c.refresh_mode = mode == TR_MODE_STALE ? SG_REFRESH_CAST
                                          : SG_REFRESH_CAST_TRANSPOSE;
   c.cond = o->cond;
+  c.recipe = o->recipe;
   c.dist = dist;
   return c;
 }
@@ -138,10 +145,12 @@ void tr_trainer_create(tr_trainer *t, const tr_plugin *p,
   tr_schedule_create(&t->schedule, cfg->dims.loss_capacity, cfg->lr_warmup,
                      TR_LEARNING_RATE);
   tr_cond_create(&t->cond, &cfg->cond, &t->m, cfg->dims.loss_capacity);
+  tr_recipe_create(&t->recipe, cfg->recipe, &t->m);
   register_weights(t);
   register_rate(t);
   tr_blas_create(&t->blas, TR_WORKSPACE_BYTES);
   plan_gemms(t);
+  tr_recipe_plan(&t->recipe, &t->blas, &t->m);
   first_refresh(t);
 }
 
@@ -157,6 +166,7 @@ void tr_trainer_destroy(tr_trainer *t) {
   }
   free(t->dgrad);
   free(t->forward);
+  tr_recipe_destroy(&t->recipe);
   tr_blas_destroy(&t->blas);
   tr_cond_destroy(&t->cond);
   tr_model_destroy(&t->m);

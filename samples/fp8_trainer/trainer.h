@@ -14,6 +14,7 @@
 #include "options.h"
 #include "plugin_host.h"
 #include "schedule.h"
+#include "recipe.h"
 
 typedef struct tr_config {
   tr_dims dims;
@@ -22,6 +23,7 @@ typedef struct tr_config {
   uint32_t lr_warmup;    /* the learning-rate schedule's warm-up */
   uint32_t refresh_mode; /* SG_REFRESH_CAST_TRANSPOSE, or CAST for stale */
   tr_cond_options cond;  /* accumulation, step guard, detector, digests */
+  uint32_t recipe;       /* SG_RECIPE_* */
   const tr_dist *dist;   /* this rank's, or NULL for a single process */
 } tr_config;
 
@@ -49,6 +51,7 @@ typedef struct tr_trainer {
   tr_schedule schedule; /* the learning rate, a host static source */
   tr_cond cond;      /* the conditional features' state (cond_step.h) */
   tr_step_hooks hooks;
+  tr_recipe recipe;
 } tr_trainer;
 
 /* The configuration of a run of `mode` with the options' shapes and seed

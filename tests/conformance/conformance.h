@@ -47,6 +47,7 @@ Suite *step_plan_suite(void);
 Suite *rng_validation_suite(void);
 Suite *hardening_suite(void);
 Suite *conditional_suite(void);
+Suite *recipes_suite(void);
 Suite *nccl_config_suite(void);
 
 #endif

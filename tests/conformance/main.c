@@ -76,6 +76,7 @@ int main(void) {
                            environment_suite(), streams_suite(),
                            static_sources_suite(), step_plan_suite(),
                            rng_validation_suite(), hardening_suite(),
-                           conditional_suite(), nccl_config_suite()};
+                           conditional_suite(), recipes_suite(),
+                           nccl_config_suite()};
   return sg_run_suites(suites, sizeof suites / sizeof *suites, CK_FORK_GETENV);
 }

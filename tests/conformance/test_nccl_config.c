@@ -250,6 +250,29 @@ START_TEST(reduce_amax_flag_is_checked) {
 }
 END_TEST
 
+/* Only delayed scaling takes its scales from amax: a current-scaling cast
+ * has used its own rank's already. */
+START_TEST(reduce_amax_is_for_the_delayed_recipe) {
+  heard h = {{0}};
+  sg_session_config cfg = comm_config(&h);
+  sg_session *s = with_one_param(&cfg); /* param 0: delayed, group 0 */
+  sg_fp8_param_desc d = fp8_desc(1, 16, 32);
+  d.recipe = SG_RECIPE_CURRENT;
+  d.scale = NULL;
+  d.group = 1;
+  EXPECT(s, api->register_fp8_params(s, &d, 1, NULL), SG_OK, NULL);
+  sg_refresh_args a =
+      refresh_args(SG_REFRESH_CAST_TRANSPOSE, SG_REFRESH_REDUCE_AMAX);
+  EXPECT(s, api->post_optimizer_step(s, FAKE_STREAM, &a),
+         SG_ERR_INVALID_ARGUMENT,
+         "registered param 1 does not use the delayed recipe");
+  a.group = 0;
+  EXPECT(s, api->post_optimizer_step(s, FAKE_STREAM, &a), SG_ERR_NO_DEVICE,
+         "needs a GPU");
+  api->session_destroy(s);
+}
+END_TEST
+
 START_TEST(reduce_amax_needs_a_communicator) {
   sg_session_config cfg = validation_config();
   sg_session *s = with_one_param(&cfg);
@@ -296,6 +319,7 @@ Suite *nccl_config_suite(void) {
   TCase *r = tcase_create("refresh_flag");
   tcase_add_test(r, reduce_amax_flag_is_checked);
   tcase_add_test(r, reduce_amax_needs_a_communicator);
+  tcase_add_test(r, reduce_amax_is_for_the_delayed_recipe);
   tcase_add_test(r, device_entries_touch_no_nccl);
   suite_add_tcase(s, r);
   return s;

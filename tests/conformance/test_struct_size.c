@@ -165,6 +165,7 @@ static const size_case cases[] = {
     CASE(sg_graph_info, "sg_graph_info", fill_graph_info, call_graph_info, SG_ERR_NOT_FOUND),
     CASE_SINCE(1_1, sg_transpose_report, "sg_transpose_report", fill_report, call_report, SG_OK),
 };
+#undef CASE
 #define CASES (int)(sizeof cases / sizeof *cases)
 
 static _Alignas(16) unsigned char buffer[1024];

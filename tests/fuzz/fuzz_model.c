@@ -45,7 +45,7 @@ static uint32_t timeout_action(const sg_session_config *c) {
 bool fz_config_valid(const sg_session_config *c) {
   return c->struct_size >= SG_V1_0_SIZE_sg_session_config && c->device >= 0 &&
          (c->flags & ~(uint32_t)(SG_SESSION_VALIDATION_ONLY |
-                                  SG_SESSION_CHECK_TRANSPOSES)) == 0 &&
+                                 SG_SESSION_CHECK_TRANSPOSES)) == 0 &&
          c->capture_mode <= SG_CAPTURE_RELAXED && c->log_level >= SG_LOG_OFF &&
          c->reserved0 == 0 && timeout_action(c) <= SG_NCCL_TIMEOUT_ABORT &&
          nccl_valid(c) &&

@@ -99,15 +99,15 @@ void fz_op_rng_set_state(fz_in *in) {
 }
 
 /* What a validation-only session's counters must be: nothing captured or
- * launched, the model's registrations, the detector's "none yet" (ABI
- * 1.1) — in the bytes the host's struct_size covers, which are all the
- * plugin writes. */
+ * launched, the model's registrations. */
+/* Compares the fields the host's struct_size covers (`n` bytes). */
 static void check_stats(const fz_model *m, const sg_stats *got, size_t n) {
   sg_stats want;
   memset(&want, 0, sizeof want);
   want.struct_size = got->struct_size;
   want.fp8_params = m->fp8_count;
   want.static_buffers = m->static_count;
+  /* ABI 1.1: no stale parameter found (the detector is off). */
   want.first_stale_check = UINT64_MAX;
   want.first_stale_param = UINT32_MAX;
   want.first_stale_group = UINT32_MAX;
@@ -128,12 +128,12 @@ void fz_op_get_stats(fz_in *in) {
   sg_status st = fz_api->get_stats(fz_handle(m), out_ptr(&a));
   fz_end(&c, st);
   if (st == SG_OK) {
+    /* It succeeded, so declared >= the 1.0 size; a 1.0 host's struct ends
+     * before the 1.1 fields. */
     sg_stats got;
+    const size_t n = a.o.declared < sizeof got ? a.o.declared : sizeof got;
     memset(&got, 0, sizeof got);
-    size_t declared;
-    memcpy(&declared, a.o.p, sizeof declared);
-    const size_t n = declared < sizeof got ? declared : sizeof got;
-    memcpy(&got, a.o.p, n); /* it succeeded: n covers ABI 1.0's fields */
+    memcpy(&got, a.o.p, n);
     check_stats(m, &got, n);
   }
   fz_out_check_free(&a.o, "get_stats");

@@ -60,6 +60,20 @@ static void random_range(sg_fx_rng *r, sg_fx_spec *s) {
   }
 }
 
+/* Current scaling needs a master; both computed recipes own all of it. */
+static void random_recipe(sg_fx_rng *r, sg_fx_spec *s) {
+  const uint64_t pick = sg_fx_below(r, 4);
+  s->recipe = pick < 2                                         ? SG_K_RECIPE_DELAYED
+              : pick == 2 && s->master_dtype != SG_K_MASTER_NONE ? SG_K_RECIPE_CURRENT
+                                                                 : SG_K_RECIPE_BLOCK;
+  if (s->recipe != SG_K_RECIPE_DELAYED) {
+    s->range_begin = s->range_end = 0;
+    s->recipe_flags = sg_fx_below(r, 2) ? SG_K_POW2_SCALES : 0u;
+  }
+  s->pad_grid = sg_fx_below(r, 2) ? 0 : 1 + sg_fx_below(r, 4);
+  s->pad_grid_t = sg_fx_below(r, 2) ? 0 : 1 + sg_fx_below(r, 4);
+}
+
 void sg_fx_random_spec(sg_fx_rng *r, uint64_t max_dim, sg_fx_spec *s) {
   memset(s, 0, sizeof *s);
   s->rows = random_dim(r, max_dim);
@@ -79,6 +93,7 @@ void sg_fx_random_spec(sg_fx_rng *r, uint64_t max_dim, sg_fx_spec *s) {
   random_range(r, s);
   s->scale = random_scale(r);
   s->specials = sg_fx_below(r, 10) < 3;
+  random_recipe(r, s);
 }
 
 /* ---- master values ---- */
@@ -174,6 +189,17 @@ static size_t place(size_t *end, uint64_t bytes, uint64_t unit, uint32_t misalig
   return at;
 }
 
+static uint64_t blocks_of(uint64_t n) { return (n + 127) / 128; }
+
+/* Floats of block scaling's grids: W's, then Wt's. */
+static uint64_t grid_floats(const sg_fx_spec *s) {
+  return blocks_of(s->rows) * (blocks_of(s->cols) + s->pad_grid);
+}
+
+static uint64_t grid_t_floats(const sg_fx_spec *s) {
+  return blocks_of(s->cols) * (blocks_of(s->rows) + s->pad_grid_t);
+}
+
 static void layout(sg_fx_case *c, sg_fx_rng *r) {
   size_t end = 0;
   for (uint32_t i = 0; i < c->count; i++) {
@@ -187,6 +213,10 @@ static void layout(sg_fx_case *c, sg_fx_rng *r) {
       o->scale = place(&end, 4, 4, 0, r);
       o->scale_inv = place(&end, 4, 4, 0, r);
       o->amax = place(&end, 4, 4, 0, r);
+    }
+    if (s->recipe == SG_K_RECIPE_BLOCK) {
+      o->grid = place(&end, 4 * grid_floats(s), 4, 0, r);
+      o->grid_t = place(&end, 4 * grid_t_floats(s), 4, 0, r);
     }
   }
   c->size = end + 64;
@@ -209,6 +239,10 @@ static void mark_kinds(sg_fx_case *c) {
       mark(c, o->scale, 4, SG_FX_SCALE);
       mark(c, o->scale_inv, 4, SG_FX_OUT);
       mark(c, o->amax, 4, SG_FX_OUT);
+    }
+    if (s->recipe == SG_K_RECIPE_BLOCK) {
+      mark(c, o->grid, 4 * grid_floats(s), SG_FX_GRID);
+      mark(c, o->grid_t, 4 * grid_t_floats(s), SG_FX_GRID_T);
     }
   }
 }
@@ -276,11 +310,34 @@ void sg_fx_params(const sg_fx_case *c, uint8_t *base, sg_k_param *out) {
     p->format = s->format;
     p->master_dtype = s->master_dtype;
     p->group = s->group;
+    p->recipe = s->recipe;
+    p->recipe_flags = s->recipe_flags;
+    if (s->recipe == SG_K_RECIPE_BLOCK) {
+      p->grid = (float *)(base + o->grid);
+      p->ld_grid = blocks_of(s->cols) + s->pad_grid;
+      p->grid_t = (float *)(base + o->grid_t);
+      p->ld_grid_t = blocks_of(s->rows) + s->pad_grid_t;
+    }
+  }
+}
+
+void sg_fx_fill_master(sg_fx_case *c, uint32_t i, float value) {
+  const sg_fx_spec *s = &c->specs[i];
+  const uint64_t ld = s->cols + s->pad_m;
+  const uint32_t bits = sg_ref_float_bits(value);
+  const uint16_t half = (uint16_t)(bits >> 16);
+  for (uint64_t row = 0; row < s->rows; row++) {
+    for (uint64_t col = 0; col < s->cols; col++) {
+      const uint64_t e = master_elem_bytes(s->master_dtype);
+      uint8_t *at = c->init + c->offs[i].master + (row * ld + col) * e;
+      memcpy(at, s->master_dtype == SG_K_MASTER_FP32 ? (const void *)&bits : (const void *)&half,
+             e);
+    }
   }
 }
 
 static int is_input(uint8_t kind, uint32_t mode) {
-  return mode == SG_K_MODE_TRANSPOSE ? kind == SG_FX_W
+  return mode == SG_K_MODE_TRANSPOSE ? kind == SG_FX_W || kind == SG_FX_GRID
                                      : kind == SG_FX_MASTER || kind == SG_FX_SCALE;
 }
 
@@ -352,7 +409,8 @@ static void accept_nan_scale_inv(sg_fx_case *c) {
 }
 
 static const char *kind_name(uint8_t kind) {
-  static const char *names[] = {"guard", "W", "Wt", "master", "scale", "scale_inv/amax"};
+  static const char *names[] = {"guard", "W",    "Wt",        "master",
+                                "scale", "scale_inv/amax", "grid", "grid_t"};
   return names[kind];
 }
 
@@ -361,8 +419,9 @@ static uint32_t owner(const sg_fx_case *c, size_t b) {
   uint32_t best = 0;
   size_t best_at = 0;
   for (uint32_t i = 0; i < c->count; i++) {
-    const size_t at[] = {c->offs[i].w, c->offs[i].wt, c->offs[i].master};
-    for (int k = 0; k < 3; k++) {
+    const size_t at[] = {c->offs[i].w, c->offs[i].wt, c->offs[i].master, c->offs[i].grid,
+                         c->offs[i].grid_t};
+    for (int k = 0; k < 5; k++) {
       if (at[k] <= b && at[k] >= best_at) {
         best = i;
         best_at = at[k];
@@ -389,13 +448,13 @@ int sg_fx_compare(sg_fx_case *c, char *msg, size_t msg_size) {
   const sg_fx_spec *s = &c->specs[i];
   snprintf(msg, msg_size,
            "%zu bytes differ; first at arena byte %zu (%s, near param %u: %llux%llu pads "
-           "%llu/%llu/%llu fmt %u master %u group %u misalign %u range [%llu,%llu) scale %g): "
-           "expected 0x%02x got 0x%02x (initial 0x%02x)",
+           "%llu/%llu/%llu fmt %u master %u group %u misalign %u range [%llu,%llu) scale %g "
+           "recipe %u flags %u): expected 0x%02x got 0x%02x (initial 0x%02x)",
            diffs, b, kind_name(c->kind[b]), i, (unsigned long long)s->rows,
            (unsigned long long)s->cols, (unsigned long long)s->pad_w,
            (unsigned long long)s->pad_wt, (unsigned long long)s->pad_m, s->format,
            s->master_dtype, s->group, s->misalign, (unsigned long long)s->range_begin,
-           (unsigned long long)s->range_end, (double)s->scale, c->expect[b], c->got[b],
-           c->init[b]);
+           (unsigned long long)s->range_end, (double)s->scale, s->recipe, s->recipe_flags,
+           c->expect[b], c->got[b], c->init[b]);
   return 1;
 }

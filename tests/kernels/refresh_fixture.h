@@ -35,20 +35,25 @@ typedef struct sg_fx_spec {
   uint64_t range_begin, range_end;
   float scale;
   uint32_t specials; /* nonzero: the master may hold +-inf and NaN */
+  uint32_t recipe, recipe_flags; /* SG_K_RECIPE_*, SG_K_POW2_SCALES */
+  uint64_t pad_grid, pad_grid_t; /* block scaling: grid ld = width + pad */
 } sg_fx_spec;
 
 /* A random spec: odd, tile-sized and degenerate (1xN, Nx1) shapes up to
  * max_dim, padding, misalignment, both formats, all master dtypes, groups
  * 0..3, sharded ranges that split rows, and scales that are mostly powers
  * of two (so that ties survive the multiply) with a few zero, negative,
- * infinite or NaN ones. */
+ * infinite or NaN ones; half of them delayed scaling, the others current
+ * (with a master) or block scaling, whole, with or without power-of-two
+ * scales and padded grids. */
 void sg_fx_random_spec(sg_fx_rng *r, uint64_t max_dim, sg_fx_spec *out);
 
 /* Byte kinds in the arena. */
-enum { SG_FX_GUARD = 0, SG_FX_W, SG_FX_WT, SG_FX_MASTER, SG_FX_SCALE, SG_FX_OUT };
+enum { SG_FX_GUARD = 0, SG_FX_W, SG_FX_WT, SG_FX_MASTER, SG_FX_SCALE, SG_FX_OUT,
+       SG_FX_GRID, SG_FX_GRID_T };
 
 typedef struct sg_fx_offsets {
-  size_t w, wt, master, scale, scale_inv, amax;
+  size_t w, wt, master, scale, scale_inv, amax, grid, grid_t;
 } sg_fx_offsets;
 
 typedef struct sg_fx_case {
@@ -71,6 +76,10 @@ typedef struct sg_fx_case {
 cudaError_t sg_fx_case_init(sg_fx_case *c, const sg_fx_spec *specs, uint32_t count,
                             sg_fx_rng *r);
 void sg_fx_case_free(sg_fx_case *c);
+
+/* Sets every master element of parameter i (which has a master) in init
+ * to `value`: zero, subnormal or infinite blocks and tensors. */
+void sg_fx_fill_master(sg_fx_case *c, uint32_t i, float value);
 
 /* The parameters with their pointers in `base` (c->dev, or a host mirror). */
 void sg_fx_params(const sg_fx_case *c, uint8_t *base, sg_k_param *out);

@@ -1,8 +1,10 @@
 /* The refresh kernels bit-exact against the CPU reference (refresh_fixture.h
  * says how a check covers outputs, guards and untouched bytes): random and
  * edge shapes, thousands of parameters, every mode (the tile modes in both
- * layouts), both formats, FP32 and BF16 masters, group filters, the no-op flag, graph capture and replay, a
- * table rebuilt under a captured graph, and special scales.
+ * layouts), both formats, FP32 and BF16 masters, the three recipes (delayed,
+ * current and 128x128 block scaling, partial edge blocks included), group
+ * filters, the no-op flag, graph capture and replay, a table rebuilt under a
+ * captured graph, special scales and the computed scales' edge values.
  *
  * Environment: SG_TEST_SEED fixes the random seed (printed at start);
  * SG_REFRESH_CASES sets how many random cases run (default 12), so that
@@ -32,9 +34,11 @@ static const launch_kind kKinds[] = {
     {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_WIDE}};
 
 static sg_fx_rng g_rng;
-static int g_sm_count;
+static sg_k_refresh_device g_device;
 static void *g_table; /* device table: one address for the whole program */
 static void *g_image;
+static sg_k_param *g_params; /* what the table was built from */
+static uint32_t g_count;
 
 static uint64_t env_or(const char *name, uint64_t fallback) {
   const char *v = getenv(name);
@@ -43,16 +47,25 @@ static uint64_t env_or(const char *name, uint64_t fallback) {
 
 /* Builds the table for c's first `count` parameters and uploads it. */
 static void build_table(const sg_fx_case *c, uint32_t count) {
-  sg_k_param *params = static_cast<sg_k_param *>(malloc(c->count * sizeof *params));
-  sg_fx_params(c, c->dev, params);
-  ck_assert_int_eq(sg_k_refresh_build(g_image, kCapacity, params, count), cudaSuccess);
-  SG_CHECK_CUDA(cudaMemcpy(g_table, g_image,
-                           sg_k_refresh_table_bytes(kCapacity),
-                           cudaMemcpyHostToDevice));
+  free(g_params);
+  g_params = static_cast<sg_k_param *>(malloc(c->count * sizeof *g_params));
+  g_count = count;
+  sg_fx_params(c, c->dev, g_params);
+  ck_assert_int_eq(sg_k_refresh_build(g_image, kCapacity, g_params, count), cudaSuccess);
+  SG_CHECK_CUDA(cudaMemcpy(g_table, g_image, sg_k_refresh_table_bytes(kCapacity),
+                          cudaMemcpyHostToDevice));
   /* The copy may return before its DMA lands (pageable source), and graph
    * replays below run on a non-blocking stream. */
   SG_CHECK_CUDA(cudaDeviceSynchronize());
-  free(params);
+}
+
+/* The plan of the table's parameters of `group` (over the first `count` of
+ * the case: a superset of the table's recipes is a valid plan), in the
+ * kind's layout. */
+static sg_k_plan plan_for(uint32_t count, uint32_t group, launch_kind k) {
+  sg_k_plan plan = sg_k_refresh_plan(g_params, count, group);
+  plan.layout = k.layout;
+  return plan;
 }
 
 static void expect_equal(sg_fx_case *c, const char *what, launch_kind k, uint32_t group) {
@@ -67,8 +80,8 @@ static void launch_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint3
                              const int32_t *noop, const char *what) {
   sg_fx_expect(c, count, k.mode, group);
   SG_CHECK_CUDA(sg_fx_upload(c));
-  SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, group, k.layout, noop,
-                                    g_sm_count, 0));
+  const sg_k_plan plan = plan_for(g_count, group, k);
+  SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, group, &plan, noop, &g_device, 0));
   SG_CHECK_CUDA(cudaDeviceSynchronize());
   SG_CHECK_CUDA(sg_fx_download(c));
   expect_equal(c, what, k, group);
@@ -122,27 +135,66 @@ START_TEST(random_shapes) {
 END_TEST
 
 /* Each listed shape with every format and master dtype, aligned and not,
- * owning all of it or a slice that splits rows. */
+ * in every recipe: delayed scaling owning all of it or a slice that splits
+ * rows, current and block scaling (partial edge blocks in most shapes)
+ * with and without power-of-two scales. */
 START_TEST(edge_shapes) {
-  static const uint64_t shapes[][2] = {{1, 1},     {1, 1000}, {1000, 1}, {128, 128}, {127, 129},
-                                       {129, 127}, {64, 128}, {16, 16},  {17, 300},  {256, 3}};
+  static const uint64_t shapes[][2] = {{1, 1},     {1, 1000}, {1000, 1},  {128, 128},
+                                       {127, 129}, {129, 127}, {64, 128}, {16, 16},
+                                       {17, 300},  {256, 3},   {257, 383}, {256, 256}};
   const uint32_t n = sizeof shapes / sizeof shapes[0];
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
-  for (uint32_t variant = 0; variant < 2; variant++) {
-    for (uint32_t i = 0; i < 4 * n; i++) {
-      sg_fx_spec *s = &specs[i];
-      sg_fx_random_spec(&g_rng, 64, s);
-      s->rows = shapes[i % n][0];
-      s->cols = shapes[i % n][1];
-      s->format = (i / n) % 2;
-      s->master_dtype = (i / n) < 2 ? SG_K_MASTER_FP32 : SG_K_MASTER_BF16;
-      s->misalign = variant;
-      s->pad_w = s->pad_wt = s->pad_m = variant * 3;
-      s->range_begin = variant ? s->rows * s->cols / 3 : 0;
-      s->range_end = variant ? s->rows * s->cols - s->range_begin : 0;
+  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
+    for (uint32_t variant = 0; variant < 2; variant++) {
+      const bool sliced = variant != 0 && recipe == SG_K_RECIPE_DELAYED;
+      for (uint32_t i = 0; i < 4 * n; i++) {
+        sg_fx_spec *s = &specs[i];
+        sg_fx_random_spec(&g_rng, 64, s);
+        s->rows = shapes[i % n][0];
+        s->cols = shapes[i % n][1];
+        s->format = (i / n) % 2;
+        s->master_dtype = (i / n) < 2 ? SG_K_MASTER_FP32 : SG_K_MASTER_BF16;
+        s->misalign = variant;
+        s->pad_w = s->pad_wt = s->pad_m = variant * 3;
+        s->recipe = recipe;
+        const bool pow2 = recipe != SG_K_RECIPE_DELAYED && variant != 0;
+        s->recipe_flags = pow2 ? uint32_t{SG_K_POW2_SCALES} : 0u;
+        s->range_begin = sliced ? s->rows * s->cols / 3 : 0;
+        s->range_end = sliced ? s->rows * s->cols - s->range_begin : 0;
+      }
+      check_specs(specs, 4 * n);
     }
-    check_specs(specs, 4 * n);
   }
+}
+END_TEST
+
+/* The computed scales' rules at their edges, each a whole master of one
+ * value: zero (scale 1), a subnormal (fp8_max / amax overflows: FLT_MAX),
+ * the largest float, +-inf and NaN (scale 1), a value whose scale is no
+ * power of two; current and block scaling, with and without power-of-two
+ * rounding, both formats. */
+START_TEST(computed_scale_edges) {
+  static const float values[] = {0.0f, -0.0f, 1e-40f, -3e-39f, 3.4e38f, -INFINITY, NAN, 3.0f};
+  const uint32_t nv = sizeof values / sizeof values[0];
+  sg_fx_spec specs[4 * sizeof values / sizeof values[0]];
+  const uint32_t count = sizeof specs / sizeof specs[0];
+  for (uint32_t i = 0; i < count; i++) {
+    sg_fx_random_spec(&g_rng, 300, &specs[i]);
+    specs[i].master_dtype = i % 2 ? SG_K_MASTER_BF16 : SG_K_MASTER_FP32;
+    specs[i].recipe = (i / nv) % 2 ? SG_K_RECIPE_BLOCK : SG_K_RECIPE_CURRENT;
+    specs[i].recipe_flags = (i / nv) / 2 ? uint32_t{SG_K_POW2_SCALES} : 0u;
+    specs[i].range_begin = specs[i].range_end = 0;
+  }
+  sg_fx_case c;
+  SG_CHECK_CUDA(sg_fx_case_init(&c, specs, count, &g_rng));
+  for (uint32_t i = 0; i < count; i++) {
+    sg_fx_fill_master(&c, i, values[i % nv]);
+  }
+  build_table(&c, count);
+  for (launch_kind k : kKinds) {
+    launch_and_check(&c, count, k, SG_K_ALL_GROUPS, NULL, "computed scale edges");
+  }
+  sg_fx_case_free(&c);
 }
 END_TEST
 
@@ -203,13 +255,16 @@ START_TEST(noop_flag) {
 }
 END_TEST
 
-static cudaGraphExec_t capture(cudaStream_t stream, launch_kind k, const int32_t *noop) {
+/* Captures a launch whose plan covers the case's first `count` parameters
+ * (the table may be rebuilt with more of them under the graph). */
+static cudaGraphExec_t capture(cudaStream_t stream, launch_kind k, const int32_t *noop,
+                               uint32_t count) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  SG_CHECK_CUDA(
-      cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, SG_K_ALL_GROUPS, k.layout,
-                                    noop, g_sm_count, stream));
+  const sg_k_plan plan = plan_for(count, SG_K_ALL_GROUPS, k);
+  SG_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, SG_K_ALL_GROUPS, &plan, noop, &g_device,
+                                   stream));
   SG_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
   SG_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   SG_CHECK_CUDA(cudaGraphDestroy(graph));
@@ -241,7 +296,7 @@ START_TEST(graph_capture_and_replay) {
   for (launch_kind k : kKinds) {
     build_table(&c, first);
     launch_and_check(&c, first, k, SG_K_ALL_GROUPS, flag, "eager");
-    cudaGraphExec_t exec = capture(stream, k, flag);
+    cudaGraphExec_t exec = capture(stream, k, flag, count);
     replay_and_check(&c, exec, stream, first, k, "replay");
     sg_fx_repoison(&c, k.mode, &g_rng);
     replay_and_check(&c, exec, stream, first, k, "second replay");
@@ -260,23 +315,29 @@ START_TEST(graph_capture_and_replay) {
 END_TEST
 
 START_TEST(invalid_launch_arguments) {
-  const uint32_t narrow = SG_K_LAYOUT_NARROW;
-  ck_assert_int_eq(sg_k_refresh_launch(NULL, 0, SG_K_ALL_GROUPS, narrow, NULL, g_sm_count, 0),
+  const sg_k_plan plan = sg_k_refresh_plan(NULL, 0, SG_K_ALL_GROUPS);
+  sg_k_plan bad_layout = plan;
+  bad_layout.layout = 2;
+  const sg_k_refresh_device unloaded = {};
+  const uint32_t all = SG_K_ALL_GROUPS;
+  ck_assert_int_eq(sg_k_refresh_launch(NULL, 0, all, &plan, NULL, &g_device, 0),
                    cudaErrorInvalidValue);
-  ck_assert_int_eq(sg_k_refresh_launch(g_table, 3, SG_K_ALL_GROUPS, narrow, NULL, g_sm_count, 0),
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 3, all, &plan, NULL, &g_device, 0),
                    cudaErrorInvalidValue);
-  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, SG_K_ALL_GROUPS, 2, NULL, g_sm_count, 0),
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, all, &bad_layout, NULL, &g_device, 0),
                    cudaErrorInvalidValue);
-  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, SG_K_ALL_GROUPS, narrow, NULL, 0, 0),
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, all, NULL, NULL, &g_device, 0),
                    cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, all, &plan, NULL, NULL, 0),
+                   cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_launch(g_table, 0, all, &plan, NULL, &unloaded, 0),
+                   cudaErrorInvalidValue);
+  ck_assert_int_eq(sg_k_refresh_load(NULL), cudaErrorInvalidValue);
 }
 END_TEST
 
 static void setup_device(void) {
-  int device = 0;
-  SG_CHECK_CUDA(cudaGetDevice(&device));
-  SG_CHECK_CUDA(cudaDeviceGetAttribute(&g_sm_count,
-                                       cudaDevAttrMultiProcessorCount, device));
+  SG_CHECK_CUDA(sg_k_refresh_load(&g_device));
   SG_CHECK_CUDA(cudaMalloc(&g_table, sg_k_refresh_table_bytes(kCapacity)));
   g_image = malloc(sg_k_refresh_table_bytes(kCapacity));
   if (g_image == NULL) {
@@ -303,6 +364,7 @@ int main(void) {
   tcase_add_test(new_case(s, "edge_shapes"), edge_shapes);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
   tcase_add_test(new_case(s, "special_scales"), special_scales);
+  tcase_add_test(new_case(s, "computed_scale_edges"), computed_scale_edges);
   tcase_add_test(new_case(s, "group_filter"), group_filter);
   tcase_add_test(new_case(s, "noop_flag"), noop_flag);
   tcase_add_test(new_case(s, "graph"), graph_capture_and_replay);
@@ -310,5 +372,6 @@ int main(void) {
   const int rc = sg_run_suite(s, CK_NOFORK);
   SG_CHECK_CUDA(cudaFree(g_table));
   free(g_image);
+  free(g_params);
   return rc;
 }

@@ -1,5 +1,6 @@
 /* sg_k_refresh_build without a GPU: what it rejects, and the table it lays
- * out (group order, work items per mode, the cast view, alignment flags). */
+ * out (group order, work items per list, the cast view, alignment flags,
+ * what each recipe keeps of a parameter). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,65 @@ static void break_rule(sg_k_param *p, int rule) {
   }
 }
 
+/* A valid current-scaling (0) or block-scaling (1) parameter. */
+static sg_k_param recipe_param(int block) {
+  sg_k_param p = valid_param(0);
+  p.recipe = block ? SG_K_RECIPE_BLOCK : SG_K_RECIPE_CURRENT;
+  p.recipe_flags = SG_K_POW2_SCALES;
+  p.scale = NULL;
+  if (block) {
+    p.scale_inv = NULL;
+    p.amax = NULL;
+    p.grid = (float *)(uintptr_t)0x500000;
+    p.ld_grid = 3; /* 300 columns: 3 blocks */
+    p.grid_t = (float *)(uintptr_t)0x500100;
+    p.ld_grid_t = 4;
+  }
+  return p;
+}
+
+/* Each entry breaks one recipe rule the header lists: even rules on a
+ * current-scaling parameter, odd ones on a block-scaling one. */
+static void break_recipe_rule(sg_k_param *p, int rule) {
+  switch (rule) {
+  case 0: p->recipe = 3; break;
+  case 1: p->recipe_flags = 2; break;
+  case 2: p->master_dtype = SG_K_MASTER_NONE; p->master = NULL; break;
+  case 3: p->grid = NULL; break;
+  case 4: p->scale_inv = NULL; break;
+  case 5: p->grid_t = NULL; break;
+  case 6: p->amax = NULL; break;
+  case 7: p->ld_grid = 2; break;
+  case 8: p->range_begin = 0; p->range_end = 100; break;
+  case 9: p->ld_grid_t = 2; break;
+  case 10: p->master = NULL; break;
+  default: p->range_begin = 1; p->range_end = p->rows * p->cols; break;
+  }
+}
+
+START_TEST(rejects_each_invalid_recipe_field) {
+  sg_k_param p = recipe_param(_i % 2);
+  ck_assert_int_eq(build_one(&p), cudaSuccess);
+  break_recipe_rule(&p, _i);
+  ck_assert_msg(build_one(&p) == cudaErrorInvalidValue, "recipe rule %d accepted", _i);
+}
+END_TEST
+
+/* What a recipe does not use is not needed: a current parameter's scale, a
+ * block parameter's scalars and, without a master, everything but the
+ * grids; a whole range [0, rows*cols) is no owned range. */
+START_TEST(accepts_what_recipes_allow) {
+  sg_k_param p = recipe_param(1);
+  p.master_dtype = SG_K_MASTER_NONE;
+  p.master = NULL;
+  ck_assert_int_eq(build_one(&p), cudaSuccess);
+  p = recipe_param(0);
+  p.range_begin = 0;
+  p.range_end = p.rows * p.cols;
+  ck_assert_int_eq(build_one(&p), cudaSuccess);
+}
+END_TEST
+
 START_TEST(rejects_each_invalid_field) {
   sg_k_param p = valid_param(0);
   ck_assert_int_eq(build_one(&p), cudaSuccess);
@@ -119,7 +179,7 @@ START_TEST(sorts_by_group_and_lays_out_items) {
   ck_assert_uint_eq(d[3].items[SG_K_MODE_CAST], 0);          /* no master */
   ck_assert_uint_eq(d[3].items[SG_K_MODE_CAST_TRANSPOSE], 0);
   const sg_k_table *t = image;
-  for (int m = 0; m < SG_K_MODE_COUNT; m++) {
+  for (int m = 0; m < SG_K_LIST_COUNT; m++) {
     uint64_t next = 0;
     for (int i = 0; i < 4; i++) {
       ck_assert_uint_eq(d[i].item_first[m], next);
@@ -157,10 +217,59 @@ START_TEST(cast_view_and_alignment) {
 }
 END_TEST
 
+/* Each recipe's work items and what its descriptor keeps: current scaling
+ * has no scale of its own (the launch's scratch holds it) and an amax pass
+ * over all of it; block scaling casts tile by tile in its own list, keeps
+ * its grids and none of the scalars; the recipe's facts ride in vec. */
+START_TEST(recipes_items_and_descriptors) {
+  sg_k_param p[4] = {valid_param(0), recipe_param(0), recipe_param(1), recipe_param(1)};
+  p[3].master_dtype = SG_K_MASTER_NONE;
+  p[3].master = NULL;
+  p[3].recipe_flags = 0;
+  void *image = new_image();
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 4), cudaSuccess);
+  const sg_k_desc *d = descs_of(image);
+  const uint64_t cast_items = (300 * 300 + SG_K_CAST_ITEM - 1) / SG_K_CAST_ITEM;
+  const uint64_t want[4][SG_K_LIST_COUNT] = {{9, cast_items, 9, 0, 0},
+                                             {9, cast_items, 9, cast_items, 0},
+                                             {9, 0, 0, 0, 9},
+                                             {9, 0, 0, 0, 0}};
+  for (int i = 0; i < 4; i++) {
+    for (int l = 0; l < SG_K_LIST_COUNT; l++) {
+      ck_assert_msg(d[i].items[l] == want[i][l], "param %d list %d: %llu items", i, l,
+                    (unsigned long long)d[i].items[l]);
+    }
+  }
+  ck_assert_ptr_nonnull(d[0].scale);
+  ck_assert_ptr_null(d[1].scale);
+  ck_assert_ptr_nonnull(d[1].scale_inv);
+  ck_assert_ptr_null(d[0].grid);
+  ck_assert_ptr_null(d[1].grid_t);
+  ck_assert_ptr_eq(d[2].grid, p[2].grid);
+  ck_assert_ptr_eq(d[2].grid_t, p[2].grid_t);
+  ck_assert_uint_eq(d[2].ld_grid_t, 4);
+  ck_assert_ptr_null(d[2].scale_inv);
+  ck_assert_ptr_null(d[2].amax);
+  ck_assert_uint_eq(d[0].vec & (SG_K_VEC_GRID | SG_K_VEC_POW2), 0);
+  ck_assert_uint_eq(d[1].vec & (SG_K_VEC_GRID | SG_K_VEC_POW2), SG_K_VEC_POW2);
+  ck_assert_uint_eq(d[2].vec & (SG_K_VEC_GRID | SG_K_VEC_POW2), SG_K_VEC_GRID | SG_K_VEC_POW2);
+  ck_assert_uint_eq(d[3].vec & (SG_K_VEC_GRID | SG_K_VEC_POW2), SG_K_VEC_GRID);
+  ck_assert_uint_eq(d[1].recipe, SG_K_RECIPE_CURRENT);
+  const sg_k_table *t = image;
+  ck_assert_uint_eq(t->total_items[SG_K_LIST_AMAX], cast_items);
+  ck_assert_uint_eq(t->total_items[SG_K_LIST_BLOCK], 9);
+  ck_assert_uint_eq(d[3].item_first[SG_K_LIST_BLOCK], 9);
+  free(image);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("refresh_table");
   TCase *tc = tcase_create("build");
   tcase_add_loop_test(tc, rejects_each_invalid_field, 0, 17);
+  tcase_add_loop_test(tc, rejects_each_invalid_recipe_field, 0, 12);
+  tcase_add_test(tc, accepts_what_recipes_allow);
+  tcase_add_test(tc, recipes_items_and_descriptors);
   tcase_add_test(tc, rejects_bad_arguments);
   tcase_add_test(tc, sorts_by_group_and_lays_out_items);
   tcase_add_test(tc, cast_view_and_alignment);

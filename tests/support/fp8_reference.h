@@ -31,7 +31,16 @@
  *     one IEEE division. BF16 masters are widened exactly (bits << 16).
  *   - cast-transpose: the cast over the whole parameter, then the transpose.
  *   The cast modes skip a parameter without a master (SG_K_MASTER_NONE).
- *   Zero, negative and non-finite scales are not special-cased. */
+ *   Zero, negative and non-finite scales are not special-cased.
+ *
+ * Recipes (sg_k_param.recipe):
+ *   - delayed: s = *scale, as above.
+ *   - current: s = sg_ref_scale_of(max |M| over the whole parameter); then
+ *     as above (amax, scale_inv = 1/s); scale is not read.
+ *   - block: every 128 x 128 block of W (partial at the edges) is cast with
+ *     s_b = sg_ref_scale_of(max |M| over the block); grid[i][j] = 1/s_b,
+ *     and in cast-transpose grid_t[j][i] too; transpose mode copies grid
+ *     into grid_t transposed. scale, scale_inv and amax are not touched. */
 #ifndef SG_FP8_REFERENCE_H
 #define SG_FP8_REFERENCE_H
 
@@ -49,6 +58,16 @@ float sg_ref_bits_float(uint32_t b);
 
 /* fmt: SG_K_FP8_E4M3 or SG_K_FP8_E5M2. */
 uint8_t sg_ref_fp8_from_float(float x, uint32_t fmt);
+
+/* The scale of an amax bit pattern: 1 for 0, +inf and NaN patterns; else
+ * the format's largest finite value (448, 57344) divided by the amax (one
+ * IEEE float division), the largest finite float where that overflows;
+ * with pow2, its mantissa bits cleared (rounded down to a power of 2). */
+float sg_ref_scale_of(uint32_t amax_bits, uint32_t fmt, int pow2);
+
+/* The largest |M| bit pattern over the whole parameter's master (a NaN's
+ * pattern is above every other): what current scaling's scale comes from. */
+uint32_t sg_ref_amax_bits(const sg_k_param *p);
 
 /* The master element at (r, c) widened to float. */
 float sg_ref_master_at(const sg_k_param *p, uint64_t r, uint64_t c);

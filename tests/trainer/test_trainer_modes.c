@@ -8,7 +8,10 @@
  *    comparisons below mean something;
  *  - graph and driver: identical to eager at every step, and the weights;
  *  - stale: identical up to step 1 and different from step 2 on, and a
- *    clearly worse final loss (threshold below). */
+ *    clearly worse final loss (threshold below);
+ *  - current and block scaling (--recipe): graph identical to eager in each,
+ *    each different from delayed scaling, and each passing the trainer's
+ *    loss check. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, posix_spawn */
 #include <check.h>
 #include <math.h>
@@ -26,9 +29,13 @@
 #define STALE_TAIL 50
 #define STALE_FACTOR 1.5
 
-enum { EAGER, EAGER_AGAIN, GRAPH, DRIVER, STALE, RUNS };
-static const char *const run_mode[RUNS] = {"eager", "eager", "graph",
-                                           "driver", "stale"};
+enum { EAGER, EAGER_AGAIN, GRAPH, DRIVER, STALE, CURRENT_EAGER, CURRENT_GRAPH,
+       BLOCK_EAGER, BLOCK_GRAPH, RUNS };
+static const char *const run_mode[RUNS] = {"eager", "eager", "graph", "driver", "stale",
+                                           "eager", "graph", "eager", "graph"};
+static const char *const run_recipe[RUNS] = {"delayed", "delayed", "delayed",
+                                             "delayed", "delayed", "current",
+                                             "current", "block",   "block"};
 
 typedef struct mode_run {
   bool done;
@@ -50,14 +57,15 @@ static const mode_run *get(int i) {
   char losses[4200], weights[4200];
   snprintf(losses, sizeof losses, "%s/%d.losses", dir, i);
   snprintf(weights, sizeof weights, "%s/%d.weights", dir, i);
-  const char *args[] = {"--mode", run_mode[i], "--print-every", "0",
-                        "--dump-losses", losses, "--dump-weights", weights,
-                        NULL};
+  const char *args[] = {"--mode", run_mode[i], "--recipe", run_recipe[i],
+                        "--print-every", "0", "--dump-losses", losses,
+                        "--dump-weights", weights, NULL};
   trainer_result t = run_trainer(dir, args, NULL);
   ck_assert_msg(t.exited && t.code == 0,
-                "fp8_trainer --mode %s: %s %d\nstdout:\n%s\nstderr:\n%s",
-                run_mode[i], t.exited ? "exit" : "signal", t.code, t.out,
-                t.err);
+                "fp8_trainer --mode %s --recipe %s: %s %d\nstdout:\n%s\n"
+                "stderr:\n%s",
+                run_mode[i], run_recipe[i], t.exited ? "exit" : "signal",
+                t.code, t.out, t.err);
   r->losses = read_dump(losses, sizeof(float), &r->steps);
   r->weights = read_dump(weights, sizeof(float), &r->weight_count);
   r->out = t.out;
@@ -67,9 +75,10 @@ static const mode_run *get(int i) {
 }
 
 
-/* Every loss and every final weight of `i` equals eager's, bit for bit. */
-static void expect_identical(int i) {
-  const mode_run *e = get(EAGER), *r = get(i);
+/* Every loss and every final weight of run `i` equals run `base`'s (an
+ * eager one), bit for bit. */
+static void expect_identical_to(int base, int i) {
+  const mode_run *e = get(base), *r = get(i);
   ck_assert_uint_ge(e->steps, 200);
   ck_assert_uint_eq(r->steps, e->steps);
   const size_t d =
@@ -87,6 +96,8 @@ static void expect_identical(int i) {
                 "%.9g)",
                 run_mode[i], w, (double)r->weights[w], (double)e->weights[w]);
 }
+
+static void expect_identical(int i) { expect_identical_to(EAGER, i); }
 
 START_TEST(eager_is_repeatable) {
   expect_identical(EAGER_AGAIN);
@@ -153,6 +164,31 @@ START_TEST(stale_diverges) {
 }
 END_TEST
 
+/* A recipe's graph run equals its eager run; the recipe changes the
+ * training (its losses differ from delayed scaling's from step 1 on: step
+ * 0's forward already uses the recipe's weights); the trainer's own loss
+ * check passed (run_trainer required exit 0). */
+static void expect_recipe(int eager, int graph) {
+  expect_identical_to(eager, graph);
+  ck_assert_msg(strstr(get(graph)->out, "graph (replays)") != NULL,
+                "--recipe %s graph mode did not replay a graph:\n%s",
+                run_recipe[graph], get(graph)->out);
+  const mode_run *d = get(EAGER), *r = get(eager);
+  ck_assert_uint_eq(r->steps, d->steps);
+  ck_assert_msg(first_difference(d->losses, r->losses, d->steps, sizeof(float)) < 2,
+                "--recipe %s trains like delayed scaling", run_recipe[eager]);
+}
+
+START_TEST(current_scaling_graph_matches_eager) {
+  expect_recipe(CURRENT_EAGER, CURRENT_GRAPH);
+}
+END_TEST
+
+START_TEST(block_scaling_graph_matches_eager) {
+  expect_recipe(BLOCK_EAGER, BLOCK_GRAPH);
+}
+END_TEST
+
 static void cleanup(void) {
   for (int i = 0; i < RUNS; i++) {
     char path[4200];
@@ -180,6 +216,8 @@ int main(void) {
   tcase_add_test(tc, graph_matches_eager);
   tcase_add_test(tc, driver_matches_eager);
   tcase_add_test(tc, stale_diverges);
+  tcase_add_test(tc, current_scaling_graph_matches_eager);
+  tcase_add_test(tc, block_scaling_graph_matches_eager);
   suite_add_tcase(s, tc);
   const int rc = sg_run_suite(s, CK_NOFORK); /* the runs are cached across cases */
   cleanup();

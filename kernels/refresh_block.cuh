@@ -1,0 +1,154 @@
+/* Block scaling (DeepSeek-V3's recipe for weights): every work item is one
+ * SG_K_TILE x SG_K_TILE tile of W, which is also its scaling block. The
+ * block of threads loads the tile's master into registers (each thread a
+ * 16-column strip of 4 rows, 32 rows apart: 64 values), merges their max |M|
+ * over the block, derives the block's scale, and converts from the same
+ * registers, so the master is read once: W and W's grid entry, and for the
+ * cast-transpose the codes through shared memory into Wt (refresh_tile.cuh)
+ * and Wt's grid entry. Tiles are dealt round-robin over the persistent grid
+ * (refresh_schedule.cuh), one at a time; edge tiles and unaligned rows take
+ * the strips' predicated loads and stores (refresh_io.cuh). */
+#ifndef SG_KERNELS_REFRESH_BLOCK_CUH
+#define SG_KERNELS_REFRESH_BLOCK_CUH
+
+#include <stdint.h>
+
+#include "fp8_convert.cuh"
+#include "refresh_amax.cuh"
+#include "refresh_io.cuh"
+#include "refresh_schedule.cuh"
+#include "refresh_table.h"
+#include "refresh_tile.cuh"
+
+using sg_k_block_chunk = sg_k_chunk<1, 1>;
+using sg_k_block_cursor = sg_k_cursor<SG_K_LIST_BLOCK, sg_k_block_chunk>;
+
+/* Rows of a tile each thread holds (SG_K_THREADS / 8 threads per row set). */
+constexpr uint32_t SG_K_BLOCK_ROWS = SG_K_TILE / (SG_K_THREADS / 8);
+
+/* Two code tiles and two halves of amax slots, alternating by tile: a tile's
+ * barriers then also order the previous tile's drain and merge before the
+ * next tile's writes to the same half. */
+struct sg_k_block_smem {
+  sg_k_tile_smem code[2];
+  sg_k_amax_slots slots;
+};
+
+/* One tile: its extent, where its master, W and Wt start, and the grid
+ * entries of its block. */
+struct sg_k_block_job {
+  const char *m;
+  uint8_t *w, *wt;
+  float *grid, *grid_t;
+  uint64_t ld_m, ld_w, ld_wt;
+  uint32_t rows, cols, vec;
+};
+
+/* Tile `local` of view v, descriptor d. */
+__device__ __forceinline__ sg_k_block_job sg_k_block_job_of(const sg_k_desc &d, const sg_k_view &v,
+                                                            uint64_t local) {
+  uint64_t r0, c0;
+  sg_k_tile_origin<sg_k_block_chunk>(v, local, r0, c0);
+  const uint64_t elem = v.master_dtype == SG_K_MASTER_BF16 ? 2u : 4u;
+  const uint64_t tr = r0 / SG_K_TILE;
+  const uint64_t tc = c0 / SG_K_TILE;
+  return sg_k_block_job{v.master + (r0 * v.ld_master + c0) * elem,
+                        v.w + r0 * v.ld_w + c0,
+                        v.wt + c0 * v.ld_wt + r0,
+                        d.grid + tr * d.ld_grid + tc,
+                        d.grid_t + tc * d.ld_grid_t + tr,
+                        v.ld_master,
+                        v.ld_w,
+                        v.ld_wt,
+                        static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE})),
+                        static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE})),
+                        v.vec};
+}
+
+/* All threads: one tile. Its max |M| is merged through slots[half] (the
+ * barrier after the stash makes every warp's visible), the scale follows
+ * from it, the codes go to W and, with TRANSPOSE, into `code`, which drains
+ * to Wt after a second barrier. Thread 0 writes the grid entries. */
+template <uint32_t FMT, uint32_t DT, bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_tile_smem &code,
+                                                sg_k_amax_slots &slots, uint32_t half) {
+  constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
+  const uint32_t q = threadIdx.x & 7u;
+  const uint32_t c = 16u * q;
+  const uint32_t n = c < job.cols ? min(job.cols - c, 16u) : 0u;
+  const bool vec_m = n == 16u && (job.vec & SG_K_VEC_MASTER) != 0;
+  const bool vec_w = n == 16u && (job.vec & SG_K_VEC_W) != 0;
+  sg_k_master16<DT> m[SG_K_BLOCK_ROWS];
+  uint32_t amax_bits = 0;
+#pragma unroll
+  for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
+    const uint32_t r = (threadIdx.x >> 3) + (SG_K_THREADS / 8) * k;
+    const uint32_t in = r < job.rows ? n : 0u;
+    m[k] = sg_k_load_strip<DT>(job.m + (r * job.ld_m + c) * kElem, in, vec_m && in == 16u);
+  }
+#pragma unroll
+  for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
+    sg_k_amax16(m[k], amax_bits);
+  }
+  sg_k_amax_stash(amax_bits, slots, half);
+  __syncthreads();
+  const float s = sg_k_scale_of(sg_k_amax_merged(slots, half), FMT, (job.vec & SG_K_VEC_POW2) != 0);
+#pragma unroll
+  for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
+    const uint32_t r = (threadIdx.x >> 3) + (SG_K_THREADS / 8) * k;
+    if (r < job.rows && n > 0) {
+      uint32_t unused = 0;
+      const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
+      sg_k_store_strip(job.w + r * job.ld_w + c, codes, n, vec_w);
+      if constexpr (TRANSPOSE) {
+        code.chunk[sg_k_slot(r, q)] = codes;
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    const float inv = __fdiv_rn(1.0f, s);
+    *job.grid = inv;
+    if constexpr (TRANSPOSE) {
+      *job.grid_t = inv;
+    }
+  }
+  if constexpr (TRANSPOSE) {
+    __syncthreads();
+    if (job.rows % 16u == 0 && (job.vec & SG_K_VEC_WT) != 0) {
+      sg_k_tile_drain<true>(code, job.wt, job.ld_wt, job.rows, job.cols);
+    } else {
+      sg_k_tile_drain<false>(code, job.wt, job.ld_wt, job.rows, job.cols);
+    }
+  }
+}
+
+/* The tile with its format and master dtype as template arguments. */
+template <bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_tile_of(const sg_k_view &v, const sg_k_block_job &job,
+                                                   sg_k_tile_smem &code, sg_k_amax_slots &slots,
+                                                   uint32_t half) {
+  const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
+  if (v.format == SG_K_FP8_E4M3) {
+    bf16 ? sg_k_block_tile<SG_K_FP8_E4M3, SG_K_MASTER_BF16, TRANSPOSE>(job, code, slots, half)
+         : sg_k_block_tile<SG_K_FP8_E4M3, SG_K_MASTER_FP32, TRANSPOSE>(job, code, slots, half);
+  } else {
+    bf16 ? sg_k_block_tile<SG_K_FP8_E5M2, SG_K_MASTER_BF16, TRANSPOSE>(job, code, slots, half)
+         : sg_k_block_tile<SG_K_FP8_E5M2, SG_K_MASTER_FP32, TRANSPOSE>(job, code, slots, half);
+  }
+}
+
+/* Every tile the cursor deals this block. The cursor loads the next tile's
+ * view before this one is converted. */
+template <bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_scale(sg_k_block_cursor cur) {
+  __shared__ sg_k_block_smem smem;
+#pragma unroll 1
+  for (uint32_t k = 0; sg_k_cursor_item(cur, 0); k++) {
+    const sg_k_view v = cur.view[0];
+    const sg_k_block_job job = sg_k_block_job_of(cur.descs[cur.p[0]], v, cur.j - v.first);
+    sg_k_cursor_advance(cur);
+    sg_k_block_tile_of<TRANSPOSE>(v, job, smem.code[k & 1u], smem.slots, k & 1u);
+  }
+}
+
+#endif /* SG_KERNELS_REFRESH_BLOCK_CUH */

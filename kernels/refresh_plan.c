@@ -1,0 +1,139 @@
+/* Host side of a launch's plan (refresh.h, sg_k_refresh_plan): what one
+ * selection of parameters needs, and every group's at once, which a caller
+ * keeps so that a launch costs a search instead of a pass over thousands of
+ * parameters (4096 of them took ~8 us of host time a launch). */
+#include <stdlib.h>
+
+#include "refresh_table.h"
+
+SG_K_STATIC_ASSERT((int)SG_K_KERNEL_CAST == (int)SG_K_MODE_CAST &&
+                       (int)SG_K_KERNEL_CAST_TRANSPOSE == (int)SG_K_MODE_CAST_TRANSPOSE,
+                   "a cast mode's kernel and work list share the mode's number");
+
+/* A selection's running sums. */
+typedef struct plan_sums {
+  uint64_t tiles, wide;
+  sg_k_plan plan;
+} plan_sums;
+
+static void sums_start(plan_sums *s) {
+  s->tiles = 0;
+  s->wide = 0;
+  s->plan = (sg_k_plan){SG_K_LAYOUT_NARROW, 0, 0, UINT32_MAX};
+}
+
+/* Adds parameter p, index `index` in the caller's array; indices come in
+ * increasing order, so the first without a master is the first one seen. */
+static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
+  uint64_t items[SG_K_LIST_COUNT];
+  sg_k_param_items(p, items);
+  const uint64_t t = sg_k_tiles_of(p);
+  s->tiles += t;
+  s->wide += sg_k_suits_wide(p) ? t : 0;
+  for (uint32_t l = 0; l < SG_K_LIST_COUNT; l++) {
+    s->plan.lists |= items[l] > 0 ? 1u << l : 0u;
+  }
+  s->plan.params++;
+  if (p->master_dtype == SG_K_MASTER_NONE && s->plan.first_without_master == UINT32_MAX) {
+    s->plan.first_without_master = index;
+  }
+}
+
+static sg_k_plan sums_end(plan_sums *s) {
+  s->plan.layout = sg_k_layout_for(s->tiles, s->wide);
+  return s->plan;
+}
+
+sg_k_plan sg_k_refresh_plan(const sg_k_param *params, uint32_t count, uint32_t group) {
+  plan_sums s;
+  sums_start(&s);
+  for (uint32_t i = 0; params != NULL && i < count; i++) {
+    if (group == SG_K_ALL_GROUPS || params[i].group == group) {
+      sums_add(&s, &params[i], i);
+    }
+  }
+  return sums_end(&s);
+}
+
+uint32_t sg_k_refresh_layout(const sg_k_param *params, uint32_t count, uint32_t group) {
+  return sg_k_refresh_plan(params, count, group).layout;
+}
+
+/* Orders (group, index) pairs; the index waits in plan.params. */
+static int by_group_then_index(const void *a, const void *b) {
+  const sg_k_group_plan *x = a;
+  const sg_k_group_plan *y = b;
+  if (x->group != y->group) {
+    return x->group < y->group ? -1 : 1;
+  }
+  return x->plan.params < y->plan.params ? -1 : (x->plan.params > y->plan.params);
+}
+
+/* out doubles as the sort's scratch: each pair is read before its slot is
+ * overwritten by a group's plan (there are never more groups than pairs
+ * read so far). */
+uint32_t sg_k_refresh_group_plans(const sg_k_param *params, uint32_t count,
+                                  sg_k_group_plan *out) {
+  if (params == NULL || out == NULL) {
+    return 0;
+  }
+  for (uint32_t i = 0; i < count; i++) {
+    out[i].group = params[i].group;
+    out[i].plan.params = i;
+  }
+  qsort(out, count, sizeof *out, by_group_then_index);
+  uint32_t groups = 0;
+  for (uint32_t i = 0; i < count;) {
+    const uint32_t group = out[i].group;
+    plan_sums s;
+    sums_start(&s);
+    for (; i < count && out[i].group == group; i++) {
+      const uint32_t index = out[i].plan.params;
+      sums_add(&s, &params[index], index);
+    }
+    out[groups].group = group;
+    out[groups].plan = sums_end(&s);
+    groups++;
+  }
+  return groups;
+}
+
+const sg_k_plan *sg_k_refresh_find_plan(const sg_k_group_plan *plans, uint32_t n,
+                                        uint32_t group) {
+  uint32_t lo = 0;
+  uint32_t hi = n;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (plans[mid].group < group) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo < n && plans[lo].group == group ? &plans[lo].plan : NULL;
+}
+
+uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t kernels[3]) {
+  uint32_t n = 0;
+  const uint32_t lists = plan->lists;
+  if (mode == SG_K_MODE_TRANSPOSE) {
+    if ((lists & (1u << SG_K_LIST_TRANSPOSE)) != 0) {
+      kernels[n++] = SG_K_KERNEL_TRANSPOSE;
+    }
+    return n;
+  }
+  if (mode != SG_K_MODE_CAST && mode != SG_K_MODE_CAST_TRANSPOSE) {
+    return 0;
+  }
+  if ((lists & (1u << SG_K_LIST_AMAX)) != 0) { /* the scales the cast reads */
+    kernels[n++] = SG_K_KERNEL_AMAX;
+  }
+  if ((lists & (1u << mode)) != 0) {
+    kernels[n++] = mode; /* the mode's kernel shares its number */
+  }
+  if ((lists & (1u << SG_K_LIST_BLOCK)) != 0) {
+    kernels[n++] = mode == SG_K_MODE_CAST ? SG_K_KERNEL_BLOCK_CAST
+                                          : SG_K_KERNEL_BLOCK_CAST_TRANSPOSE;
+  }
+  return n;
+}

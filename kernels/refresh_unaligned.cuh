@@ -1,0 +1,116 @@
+/* Up to 16 bytes at any address as aligned 4-byte words: the vectorised
+ * interior with predicated edges that unaligned rows and edge tiles take
+ * (an FP8 row of 1000 or 4099 bytes starts 16-byte aligned every other row,
+ * or never). A load reads the aligned words that cover the bytes, each
+ * whole where it lies inside the matrix's extent and byte by byte (only the
+ * wanted bytes) where it crosses the extent's first or last byte, and
+ * funnel-shifts them into place: 5 loads instead of 16. A store writes the
+ * aligned words wholly inside the span, and single bytes at its two ends.
+ * Host and device code alike, so the byte juggling is tested on the CPU
+ * (test_unaligned_io): memory is touched only through the Reader and
+ * Writer, which the kernels give plain loads and stores. */
+#ifndef SG_KERNELS_REFRESH_UNALIGNED_CUH
+#define SG_KERNELS_REFRESH_UNALIGNED_CUH
+
+#include <stdint.h>
+
+#include <vector_types.h>
+
+#include "refresh_table.h" /* SG_K_HOST_DEVICE */
+
+/* The templates below run host-only Io in host code (the CPU test): no
+ * host/device check on their instantiations. */
+#ifdef __CUDACC__
+#define SG_K_ANY_IO _Pragma("nv_exec_check_disable")
+#else
+#define SG_K_ANY_IO
+#endif
+/* Unrolled on the device (the words stay in registers); the host compiler
+ * knows no such pragma. */
+#ifdef __CUDA_ARCH__
+#define SG_K_UNROLL _Pragma("unroll")
+#else
+#define SG_K_UNROLL
+#endif
+
+/* The 4 bytes at byte offset `shift` (0..3) of the 8 bytes lo, hi
+ * (little-endian: lo's byte 0 first). */
+SG_K_HOST_DEVICE inline uint32_t sg_k_funnel(uint32_t lo, uint32_t hi, uint32_t shift) {
+  return static_cast<uint32_t>(((static_cast<uint64_t>(hi) << 32) | lo) >> (8u * shift));
+}
+
+/* Plain memory access, for the kernels. */
+struct sg_k_plain_io {
+  SG_K_HOST_DEVICE uint32_t word(const uint8_t *p) const {
+    return *reinterpret_cast<const uint32_t *>(p);
+  }
+  SG_K_HOST_DEVICE uint8_t byte(const uint8_t *p) const { return *p; }
+  SG_K_HOST_DEVICE void put_word(uint8_t *p, uint32_t v) const {
+    *reinterpret_cast<uint32_t *>(p) = v;
+  }
+  SG_K_HOST_DEVICE void put_byte(uint8_t *p, uint8_t v) const { *p = v; }
+};
+
+/* Bytes [p, p + n), n <= 16, as a chunk (byte i of the result is p[i]; the
+ * bytes past n are unspecified). [lo, hi) is the extent that may be read,
+ * which holds [p, p + n). */
+SG_K_ANY_IO
+template <class Io>
+SG_K_HOST_DEVICE inline uint4 sg_k_gather16(const uint8_t *p, uint32_t n, const uint8_t *lo,
+                                            const uint8_t *hi, const Io &io) {
+  const uint32_t m = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) & 3u);
+  const uint8_t *base = p - m;
+  uint32_t w[5];
+SG_K_UNROLL
+  for (uint32_t k = 0; k < 5; k++) {
+    const uint8_t *at = base + 4u * k;
+    w[k] = 0;
+    if (4u * k >= m + n) {
+      continue; /* past the wanted bytes */
+    }
+    if (at >= lo && at + 4 <= hi) {
+      w[k] = io.word(at);
+      continue;
+    }
+SG_K_UNROLL
+    for (uint32_t b = 0; b < 4; b++) { /* the extent's edge: wanted bytes only */
+      const uint32_t i = 4u * k + b;
+      if (i >= m && i < m + n) {
+        w[k] |= static_cast<uint32_t>(io.byte(at + b)) << (8u * b);
+      }
+    }
+  }
+  return make_uint4(sg_k_funnel(w[0], w[1], m), sg_k_funnel(w[1], w[2], m),
+                    sg_k_funnel(w[2], w[3], m), sg_k_funnel(w[3], w[4], m));
+}
+
+/* Writes bytes 0..n-1 (n <= 16) of chunk v to [p, p + n), and nothing
+ * else: whole aligned words inside the span, single bytes at its ends. */
+SG_K_ANY_IO
+template <class Io>
+SG_K_HOST_DEVICE inline void sg_k_scatter16(uint8_t *p, const uint4 &v, uint32_t n,
+                                            const Io &io) {
+  const uint32_t src[6] = {0u, v.x, v.y, v.z, v.w, 0u}; /* src[j + 1]: word j */
+  const uint32_t m = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) & 3u);
+  uint8_t *base = p - m;
+SG_K_UNROLL
+  for (uint32_t k = 0; k < 5; k++) {
+    /* Aligned word k holds bytes [4k - m, 4k - m + 4) of the chunk: word
+     * k-1's top m bytes, then word k's first 4 - m. */
+    uint8_t *at = base + 4u * k;
+    const uint32_t value = m == 0 ? src[k + 1] : sg_k_funnel(src[k], src[k + 1], 4u - m);
+    if (4u * k >= m && 4u * k + 4u <= m + n) {
+      io.put_word(at, value);
+      continue;
+    }
+SG_K_UNROLL
+    for (uint32_t b = 0; b < 4; b++) {
+      const uint32_t i = 4u * k + b;
+      if (i >= m && i < m + n) {
+        io.put_byte(at + b, static_cast<uint8_t>(value >> (8u * b)));
+      }
+    }
+  }
+}
+
+#endif /* SG_KERNELS_REFRESH_UNALIGNED_CUH */

@@ -1,0 +1,138 @@
+/* The launch plans without a GPU (refresh.h: sg_k_refresh_plan and the
+ * group plans a caller keeps): which work lists a selection has, its first
+ * parameter without a master, every group's plan equal to the plan of that
+ * group alone, the search, and the kernels each mode runs in order. */
+#include <check.h>
+#include <string.h>
+
+#include "refresh.h"
+#include "sg_run_suite.h"
+
+enum { MAX_PARAMS = 64 };
+
+#define LIST(l) (1u << (l))
+
+/* Device pointers are only stored, never touched. */
+static sg_k_param param(uint32_t recipe, int with_master, uint32_t group) {
+  sg_k_param p;
+  memset(&p, 0, sizeof p);
+  p.w = (uint8_t *)(uintptr_t)0x100000;
+  p.wt = (uint8_t *)(uintptr_t)0x200000;
+  p.rows = p.cols = p.ld_w = p.ld_wt = 300;
+  p.format = SG_K_FP8_E4M3;
+  p.recipe = recipe;
+  p.group = group;
+  if (with_master) {
+    p.master_dtype = SG_K_MASTER_BF16;
+    p.master = (const void *)(uintptr_t)0x300000;
+    p.ld_master = 300;
+  }
+  return p;
+}
+
+START_TEST(lists_follow_the_recipes) {
+  const sg_k_param delayed = param(SG_K_RECIPE_DELAYED, 1, 0);
+  const sg_k_param current = param(SG_K_RECIPE_CURRENT, 1, 0);
+  const sg_k_param block = param(SG_K_RECIPE_BLOCK, 1, 0);
+  const sg_k_param bare = param(SG_K_RECIPE_BLOCK, 0, 0);
+  const uint32_t modes = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_CAST) |
+                         LIST(SG_K_LIST_CAST_TRANSPOSE);
+  ck_assert_uint_eq(sg_k_refresh_plan(&delayed, 1, SG_K_ALL_GROUPS).lists, modes);
+  ck_assert_uint_eq(sg_k_refresh_plan(&current, 1, SG_K_ALL_GROUPS).lists,
+                    modes | LIST(SG_K_LIST_AMAX));
+  ck_assert_uint_eq(sg_k_refresh_plan(&block, 1, SG_K_ALL_GROUPS).lists,
+                    LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_BLOCK));
+  ck_assert_uint_eq(sg_k_refresh_plan(&bare, 1, SG_K_ALL_GROUPS).lists,
+                    LIST(SG_K_LIST_TRANSPOSE));
+  const sg_k_plan none = sg_k_refresh_plan(NULL, 0, SG_K_ALL_GROUPS);
+  ck_assert_uint_eq(none.lists, 0);
+  ck_assert_uint_eq(none.params, 0);
+  ck_assert_uint_eq(none.first_without_master, UINT32_MAX);
+  ck_assert_uint_eq(none.layout, SG_K_LAYOUT_NARROW);
+}
+END_TEST
+
+START_TEST(first_without_master_and_group_selection) {
+  const sg_k_param p[5] = {param(0, 1, 7), param(2, 0, 3), param(1, 1, 3), param(0, 0, 7),
+                           param(0, 0, 3)};
+  const sg_k_plan all = sg_k_refresh_plan(p, 5, SG_K_ALL_GROUPS);
+  ck_assert_uint_eq(all.params, 5);
+  ck_assert_uint_eq(all.first_without_master, 1);
+  const sg_k_plan g7 = sg_k_refresh_plan(p, 5, 7);
+  ck_assert_uint_eq(g7.params, 2);
+  ck_assert_uint_eq(g7.first_without_master, 3);
+  ck_assert_uint_eq(g7.lists & LIST(SG_K_LIST_AMAX), 0);
+  const sg_k_plan g3 = sg_k_refresh_plan(p, 5, 3);
+  ck_assert_uint_eq(g3.lists & LIST(SG_K_LIST_AMAX), LIST(SG_K_LIST_AMAX));
+  ck_assert_uint_eq(sg_k_refresh_plan(p, 5, 4).params, 0);
+}
+END_TEST
+
+/* Pseudo-random shapes, recipes, masters and groups: every group's kept
+ * plan is the plan of that group alone, groups come sorted, and a group
+ * nobody has is not found. */
+START_TEST(group_plans_equal_single_plans) {
+  sg_k_param p[MAX_PARAMS];
+  sg_k_group_plan plans[MAX_PARAMS];
+  uint32_t x = 12345u + (uint32_t)_i;
+  const uint32_t n = 1 + (uint32_t)_i * 7 % MAX_PARAMS;
+  for (uint32_t i = 0; i < n; i++) {
+    x = x * 1664525u + 1013904223u;
+    p[i] = param((x >> 8) % 3, (x >> 12) % 4 != 0, (x >> 16) % 9 * 1000u);
+    if (p[i].recipe == SG_K_RECIPE_CURRENT && p[i].master == NULL) {
+      p[i].recipe = SG_K_RECIPE_DELAYED;
+    }
+    p[i].rows = 1 + (x >> 20) % 700;
+    p[i].ld_wt = p[i].rows;
+  }
+  const uint32_t groups = sg_k_refresh_group_plans(p, n, plans);
+  ck_assert_uint_ge(groups, 1);
+  for (uint32_t g = 0; g < groups; g++) {
+    if (g > 0) {
+      ck_assert_uint_lt(plans[g - 1].group, plans[g].group);
+    }
+    const sg_k_plan want = sg_k_refresh_plan(p, n, plans[g].group);
+    const sg_k_plan *got = sg_k_refresh_find_plan(plans, groups, plans[g].group);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_msg(memcmp(got, &want, sizeof want) == 0, "group %u differs", plans[g].group);
+  }
+  ck_assert_ptr_null(sg_k_refresh_find_plan(plans, groups, 500));
+  ck_assert_ptr_null(sg_k_refresh_find_plan(plans, groups, UINT32_MAX - 1));
+}
+END_TEST
+
+/* The amax pass comes before the cast that reads its scales; the block
+ * kernels match the mode; a transpose is one kernel whatever the recipes. */
+START_TEST(kernels_in_order) {
+  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX};
+  uint32_t k[3];
+  plan.lists = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_CAST) |
+               LIST(SG_K_LIST_CAST_TRANSPOSE) | LIST(SG_K_LIST_AMAX) | LIST(SG_K_LIST_BLOCK);
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 1);
+  ck_assert_uint_eq(k[0], SG_K_KERNEL_TRANSPOSE);
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST_TRANSPOSE, &plan, k), 3);
+  ck_assert_uint_eq(k[0], SG_K_KERNEL_AMAX);
+  ck_assert_uint_eq(k[1], SG_K_KERNEL_CAST_TRANSPOSE);
+  ck_assert_uint_eq(k[2], SG_K_KERNEL_BLOCK_CAST_TRANSPOSE);
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST, &plan, k), 3);
+  ck_assert_uint_eq(k[1], SG_K_KERNEL_CAST);
+  ck_assert_uint_eq(k[2], SG_K_KERNEL_BLOCK_CAST);
+  plan.lists = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_BLOCK);
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST, &plan, k), 1);
+  ck_assert_uint_eq(k[0], SG_K_KERNEL_BLOCK_CAST);
+  plan.lists = LIST(SG_K_LIST_TRANSPOSE);
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST_TRANSPOSE, &plan, k), 0);
+  ck_assert_uint_eq(sg_k_refresh_kernels(3, &plan, k), 0);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("refresh_plan");
+  TCase *tc = tcase_create("plan");
+  tcase_add_test(tc, lists_follow_the_recipes);
+  tcase_add_test(tc, first_without_master_and_group_selection);
+  tcase_add_loop_test(tc, group_plans_equal_single_plans, 0, 20);
+  tcase_add_test(tc, kernels_in_order);
+  suite_add_tcase(s, tc);
+  return sg_run_suite(s, CK_FORK);
+}

@@ -1,0 +1,110 @@
+/* refresh_unaligned.cuh's gathers and scatters, on the CPU (the functions
+ * are host and device code alike): for every misalignment, length and tight
+ * or loose extent, a gather returns the wanted bytes and reads nothing
+ * outside the extent, and a scatter writes exactly its span's bytes, with
+ * the right values. No GPU. */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "refresh_unaligned.cuh"
+#include "sg_run_suite.h"
+
+enum { kBuf = 96, kAt = 32 }; /* the span starts at kAt + offset */
+
+static uint8_t g_buf[kBuf];
+
+/* Reads from g_buf, failing on any byte outside [lo, hi); writes to g_buf,
+ * counting the bytes written. */
+struct checked_io {
+  const uint8_t *lo, *hi;
+  uint32_t *written; /* per byte of g_buf */
+  void reads(const uint8_t *p, uint32_t bytes) const {
+    ck_assert_msg(p >= lo && p + bytes <= hi, "read of %u bytes at %td outside [%td, %td)", bytes,
+                  p - g_buf, lo - g_buf, hi - g_buf);
+  }
+  uint32_t word(const uint8_t *p) const {
+    reads(p, 4);
+    ck_assert_int_eq(reinterpret_cast<uintptr_t>(p) % 4, 0);
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  uint8_t byte(const uint8_t *p) const {
+    reads(p, 1);
+    return *p;
+  }
+  void put_word(uint8_t *p, uint32_t v) const {
+    ck_assert_int_eq(reinterpret_cast<uintptr_t>(p) % 4, 0);
+    memcpy(p, &v, 4);
+    for (int b = 0; b < 4; b++) {
+      written[p - g_buf + b]++;
+    }
+  }
+  void put_byte(uint8_t *p, uint8_t v) const {
+    *p = v;
+    written[p - g_buf]++;
+  }
+};
+
+static uint8_t chunk_byte(const uint4 &v, uint32_t i) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  return static_cast<uint8_t>(w[i / 4] >> (8 * (i % 4)));
+}
+
+/* _i: offset (0..15) * 17 + n (0..16); loose extents reach 8 bytes out. */
+START_TEST(gather_reads_only_the_extent) {
+  const uint32_t offset = _i / 17, n = _i % 17;
+  alignas(16) static uint8_t pattern[kBuf];
+  for (uint32_t b = 0; b < kBuf; b++) {
+    pattern[b] = static_cast<uint8_t>(b * 37u + 11u);
+  }
+  memcpy(g_buf, pattern, kBuf);
+  const uint8_t *p = g_buf + kAt + offset;
+  for (int loose = 0; loose < 2; loose++) {
+    const checked_io io{p - (loose ? 8 : 0), p + n + (loose ? 8 : 0), nullptr};
+    const uint4 v = sg_k_gather16(p, n, io.lo, io.hi, io);
+    for (uint32_t i = 0; i < n; i++) {
+      ck_assert_msg(chunk_byte(v, i) == p[i], "offset %u n %u loose %d: byte %u is 0x%02x, not 0x%02x",
+                    offset, n, loose, i, chunk_byte(v, i), p[i]);
+    }
+  }
+}
+END_TEST
+
+START_TEST(scatter_writes_exactly_its_span) {
+  const uint32_t offset = _i / 17, n = _i % 17;
+  uint32_t written[kBuf];
+  memset(written, 0, sizeof written);
+  memset(g_buf, 0xEE, kBuf);
+  const uint4 v = make_uint4(0x03020100u, 0x07060504u, 0x0B0A0908u, 0x0F0E0D0Cu);
+  uint8_t *p = g_buf + kAt + offset;
+  const checked_io io{g_buf, g_buf + kBuf, written};
+  sg_k_scatter16(p, v, n, io);
+  for (uint32_t b = 0; b < kBuf; b++) {
+    const bool in = b >= kAt + offset && b < kAt + offset + n;
+    ck_assert_msg(written[b] == (in ? 1u : 0u), "offset %u n %u: byte %u written %u times",
+                  offset, n, b, written[b]);
+    const uint8_t want = in ? static_cast<uint8_t>(b - kAt - offset) : 0xEE;
+    ck_assert_msg(g_buf[b] == want, "offset %u n %u: byte %u is 0x%02x, not 0x%02x", offset, n,
+                  b, g_buf[b], want);
+  }
+}
+END_TEST
+
+START_TEST(funnel_picks_bytes) {
+  ck_assert_uint_eq(sg_k_funnel(0x33221100u, 0x77665544u, 0), 0x33221100u);
+  ck_assert_uint_eq(sg_k_funnel(0x33221100u, 0x77665544u, 1), 0x44332211u);
+  ck_assert_uint_eq(sg_k_funnel(0x33221100u, 0x77665544u, 3), 0x66554433u);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("unaligned_io");
+  TCase *tc = tcase_create("io");
+  tcase_add_loop_test(tc, gather_reads_only_the_extent, 0, 16 * 17);
+  tcase_add_loop_test(tc, scatter_writes_exactly_its_span, 0, 16 * 17);
+  tcase_add_test(tc, funnel_picks_bytes);
+  suite_add_tcase(s, tc);
+  return sg_run_suite(s, CK_FORK);
+}
