@@ -31,7 +31,7 @@ def bits(t: Any) -> Any:
     """The tensor's bytes on the CPU, for bit-for-bit comparisons."""
     import torch
 
-    return t.detach().contiguous().view(torch.uint8).cpu()
+    return t.detach().reshape(-1).contiguous().view(torch.uint8).cpu()
 
 
 def assert_same_bits(actual: Any, expected: Any, what: str) -> None:
