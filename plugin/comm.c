@@ -173,7 +173,7 @@ sg_status sg_comm_open(sg_comm *c, sg_diag *d, const sg_session_config *cfg,
   if (st == SG_OK) {
     st = check_version(c);
   }
-  c->handle = cfg->nccl_comm; /* from here on close releases what follows */
+  c->handle = cfg->nccl_comm; /* the host's: close never touches it */
   if (st == SG_OK) {
     st = read_comm(c, device);
   }
