@@ -239,8 +239,9 @@ static void abort_comm(sg_comm *c, const char *why) {
   const int32_t r = c->nccl.comm_abort(c->handle);
   char result[256];
   sg_nccl_describe(&c->nccl, r, result, sizeof result);
-  snprintf(text, sizeof text, "%s; the communicator was aborted "
-           "(config.nccl_on_timeout; ncclCommAbort returned %s)",
+  /* Both parts bounded so that the whole always fits. */
+  snprintf(text, sizeof text, "%.256s; the communicator was aborted "
+           "(config.nccl_on_timeout; ncclCommAbort returned %.200s)",
            why, result);
   sg_log(&c->diag->log, SG_LOG_ERROR, "%s", text);
   mark_unusable(c, text);

@@ -31,6 +31,11 @@ sg_status sg_rng_end_step(sg_session *s, sg_stream stream) {
   sg_call c;
   sg_status st = sg_enter(&c, s, "rng_end_step");
   if (st == SG_OK) {
+    /* A device entry (it enqueues, except in validation-only sessions):
+     * an unusable multi-GPU session refuses it like the others. */
+    st = sg_comm_require_usable(&s->comm);
+  }
+  if (st == SG_OK) {
     st = sg_rng_advance(&s->rng, (cudaStream_t)stream);
   }
   return sg_leave(&c, st);
