@@ -65,6 +65,7 @@ from .results import (
     StepPlan,
     StepResult,
     Stats,
+    TransposeReport,
 )
 from .session import Session, address_of, stream_handle
 
@@ -121,6 +122,7 @@ __all__ = [
     "StepResult",
     "StructSizeError",
     "Timeout",
+    "TransposeReport",
     "VersionError",
     "address_of",
     "load",
