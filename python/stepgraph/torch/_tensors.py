@@ -210,7 +210,10 @@ def device_int32(t: torch.Tensor, name: str, device: Optional[int]) -> int:
 def index_view(address: int, device: int) -> torch.Tensor:
     """A one-element int32 tensor viewing a loop's uint32 index, which the
     plugin owns (the iteration numbers fit an int32). No allocation and no
-    CUDA call, so it may be made while capturing."""
+    CUDA call, so it may be made while capturing. Uses the PyTorch internal
+    torch._C._construct_storage_from_data_pointer (a storage that does not
+    own its memory; python/README.md lists it, tests/gpu/test_torch_internals.py
+    checks it)."""
     where = torch.device("cuda", device)
     storage = torch._C._construct_storage_from_data_pointer(address, where, 4)
     return torch.empty(0, dtype=torch.int32, device=where).set_(storage, 0, (1,), (1,))

@@ -97,3 +97,24 @@ def test_region_flags_are_one_int32_cuda_tensor(call, detail: str) -> None:
         with pytest.raises(stepgraph.InvalidArgument) as info:
             call(session)
     assert detail in info.value.detail
+
+
+def test_the_torch_loop_yields_index_views_and_closes_when_left(api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """stepgraph.torch.Session.loop wraps the base loop: one view per
+    iteration of the index the plugin gave, and leaving early still closes
+    the region. (A double of the entries: no GPU here.)"""
+    from helpers import TableDouble
+    from test_regions import INDEX, Regions
+
+    import stepgraph.torch._session as torch_session
+
+    monkeypatch.setattr(torch_session, "index_view", lambda address, device: ("view", address, device))
+    regions = Regions(trips=3)
+    double = TableDouble(api, **regions.entries())
+    with sgt.Session(torch.device("cuda"), validation_only=True, library=double.api) as session:
+        monkeypatch.setattr(session, "_int32_address", lambda value, name: 0x900000)
+        assert list(session.loop("trips", STREAM)) == [("view", INDEX, 0)] * 3
+        regions.done = 0
+        for _ in session.loop("trips", STREAM):
+            break
+    assert double.names() == ["loop_begin"] + ["loop_next"] * 3 + ["loop_begin"] + ["loop_next"] * 3
