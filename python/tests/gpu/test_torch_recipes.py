@@ -53,6 +53,12 @@ def padded_fp8(rows: int, cols: int, pad: int, fmt: Any) -> Tuple[Any, Any]:
     return buf, buf.view(fmt)[:, :cols]
 
 
+def assert_padding_kept(w_buf: Any, w: Any, wt_buf: Any, what: str) -> None:
+    rows, cols = w.shape
+    assert bool((w_buf[:, cols:] == SENTINEL).all()), f"{what}: W's padding was written"
+    assert bool((wt_buf[:, rows:] == SENTINEL).all()), f"{what}: Wt's padding was written"
+
+
 def padded_master(rows: int, cols: int, dtype: Any, magnitude: float) -> Any:
     return (torch.randn(rows, cols + 3, device="cuda") * magnitude).to(dtype)[:, :cols]
 
@@ -95,9 +101,7 @@ class CurrentParam:
             assert_same_bits(self.wt, w.t().contiguous(), f"{what}: Wt")
         else:
             assert bool((self.wt_buf == SENTINEL).all()), f"{what}: the cast mode wrote Wt"
-        rows, cols = self.w.shape
-        assert bool((self.w_buf[:, cols:] == SENTINEL).all()), f"{what}: W's padding was written"
-        assert bool((self.wt_buf[:, rows:] == SENTINEL).all()), f"{what}: Wt's padding was written"
+        assert_padding_kept(self.w_buf, self.w, self.wt_buf, what)
 
 
 @pytest.mark.parametrize("pow2", [False, True], ids=["exact scales", "pow2 scales"])
@@ -217,9 +221,7 @@ class BlockParam:
         else:
             assert bool((self.wt_buf == SENTINEL).all()), f"{what}: the cast mode wrote Wt"
             assert bool((self.grid_t_buf == GRID_PAD).all()), f"{what}: the cast mode wrote block_scale_inv_t"
-        rows, cols = self.w.shape
-        assert bool((self.w_buf[:, cols:] == SENTINEL).all()), f"{what}: W's padding was written"
-        assert bool((self.wt_buf[:, rows:] == SENTINEL).all()), f"{what}: Wt's padding was written"
+        assert_padding_kept(self.w_buf, self.w, self.wt_buf, what)
         assert bool((self.grid_buf[:, self.grid.shape[1]:] == GRID_PAD).all()), f"{what}: the grid's padding was written"
         assert bool((self.grid_t_buf[:, self.grid_t.shape[1]:] == GRID_PAD).all()), f"{what}: the grid_t's padding was written"
 
