@@ -45,6 +45,11 @@ ALL_GROUPS = 0xFFFFFFFF  # SG_ALL_GROUPS: refresh every parameter group
 # addresses that are never memory; compare, never dereference.
 RNG_PLACEHOLDER_SEED = 0xDEAD5EED00000000
 RNG_PLACEHOLDER_BASE_OFFSET = 0xDEAD5EED00000008
+FP8_BLOCK = 128  # SG_FP8_BLOCK (ABI 1.1): the block edge of Fp8Recipe.BLOCK
+# What an out field says for "none" (ABI 1.1: the stale-transpose detector's
+# first finding); the binding gives None for it.
+NONE_U64 = 0xFFFFFFFFFFFFFFFF
+NONE_U32 = 0xFFFFFFFF
 
 
 def version_major(version: int) -> int:
@@ -86,6 +91,7 @@ class SessionFlag(enum.IntFlag):
     """sg_session_flag: bits of sg_session_config.flags."""
 
     VALIDATION_ONLY = 1 << 0
+    CHECK_TRANSPOSES = 1 << 1  # ABI 1.1: the stale-transpose detector
 
 
 class CaptureMode(enum.IntEnum):
@@ -119,6 +125,21 @@ class DType(enum.IntEnum):
     NONE = 0
     FP32 = 1
     BF16 = 2
+
+
+class Fp8Recipe(enum.IntEnum):
+    """sg_fp8_recipe (ABI 1.1): where the scale W is quantized with comes
+    from in the cast modes (the header's post_optimizer_step has the rules)."""
+
+    DELAYED = 0  # the host's *scale, from earlier steps' amax (ABI 1.0)
+    CURRENT = 1  # one scale per tensor from max|M| of this refresh
+    BLOCK = 2  # one scale per FP8_BLOCK x FP8_BLOCK block of W
+
+
+class Fp8RecipeFlag(enum.IntFlag):
+    """sg_fp8_recipe_flag (ABI 1.1): bits of sg_fp8_param_desc.recipe_flags."""
+
+    POW2_SCALES = 1 << 0  # CURRENT, BLOCK: scales rounded down to a power of two
 
 
 class RefreshMode(enum.IntEnum):
@@ -315,6 +336,12 @@ class SessionConfig(AbiStruct):
     Field("range_end", c_uint64),
     Field("group", c_uint32),
     Field("reserved0", c_uint32),
+    Field("recipe", c_uint32, since=1),
+    Field("recipe_flags", c_uint32, since=1),
+    Field("block_scale_inv", c_void_p, since=1),
+    Field("ld_block_scale_inv", c_uint64, since=1),
+    Field("block_scale_inv_t", c_void_p, since=1),
+    Field("ld_block_scale_inv_t", c_uint64, since=1),
 )
 class Fp8ParamDesc(AbiStruct):
     """sg_fp8_param_desc: device pointers kept until session_destroy."""
@@ -442,6 +469,15 @@ class RngDeviceState(AbiStruct):
     Field("static_buffers", c_uint64),
     Field("capture_ms", c_double),
     Field("instantiate_ms", c_double),
+    Field("guards", c_uint64, since=1),
+    Field("guards_skipped", c_uint64, since=1),
+    Field("loops", c_uint64, since=1),
+    Field("conditional_nodes", c_uint64, since=1),
+    Field("transpose_checks", c_uint64, since=1),
+    Field("stale_params", c_uint64, since=1),
+    Field("first_stale_check", c_uint64, since=1),
+    Field("first_stale_param", c_uint32, since=1),
+    Field("first_stale_group", c_uint32, since=1),
 )
 class Stats(AbiStruct):
     """sg_stats: counters since session_create."""
@@ -454,9 +490,27 @@ class Stats(AbiStruct):
     Field("replays", c_uint64),
     Field("eager_only", c_uint32),
     Field("reserved0", c_uint32),
+    Field("conditional_nodes", c_uint64, since=1),
 )
 class GraphInfo(AbiStruct):
     """sg_graph_info: one key's graph."""
+
+
+@layout(
+    Field("struct_size", c_size_t, since=1),
+    Field("enabled", c_uint32, since=1),
+    Field("stale_params", c_uint32, since=1),
+    Field("checks", c_uint64, since=1),
+    Field("first_stale_check", c_uint64, since=1),
+    Field("first_stale_param", c_uint32, since=1),
+    Field("first_stale_group", c_uint32, since=1),
+    Field("mismatches", POINTER(c_uint64), since=1),
+    Field("mismatch_capacity", c_uint32, since=1),
+    Field("reserved0", c_uint32, since=1),
+)
+class TransposeReport(AbiStruct):
+    """sg_transpose_report (ABI 1.1) of transpose_report; mismatches is a
+    host array borrowed for the call."""
 
 
 class Api(AbiStruct):
@@ -515,6 +569,26 @@ layout(
     Field("dump_graph", CFUNCTYPE(_S, SessionPtr, c_uint64, c_char_p)),
     Field("sync", CFUNCTYPE(_S, SessionPtr, StreamPtr, c_uint32)),
     Field("step_plan", CFUNCTYPE(_S, SessionPtr, POINTER(StepPlan)), since=1),
+    Field(
+        "guard_begin",
+        CFUNCTYPE(_S, SessionPtr, StreamPtr, POINTER(c_int32), POINTER(c_uint32)),
+        since=1,
+    ),
+    Field("guard_end", CFUNCTYPE(_S, SessionPtr, StreamPtr), since=1),
+    Field(
+        "loop_begin",
+        CFUNCTYPE(
+            _S, SessionPtr, StreamPtr, POINTER(c_int32), POINTER(POINTER(c_uint32)), POINTER(c_uint32)
+        ),
+        since=1,
+    ),
+    Field("loop_next", CFUNCTYPE(_S, SessionPtr, StreamPtr, POINTER(c_uint32)), since=1),
+    Field("check_transposes", CFUNCTYPE(_S, SessionPtr, StreamPtr), since=1),
+    Field(
+        "transpose_report",
+        CFUNCTYPE(_S, SessionPtr, StreamPtr, POINTER(TransposeReport)),
+        since=1,
+    ),
 )(Api)
 
 # --- Index for the layout test: C name -> mirror ---------------------------
@@ -534,6 +608,7 @@ STRUCTS: Dict[str, Type[AbiStruct]] = {
     "sg_rng_device_state": RngDeviceState,
     "sg_stats": Stats,
     "sg_graph_info": GraphInfo,
+    "sg_transpose_report": TransposeReport,
     "sg_get_api_args": GetApiArgs,
     "sg_api": Api,
 }
@@ -552,6 +627,8 @@ ENUMS: Dict[str, Tuple[Type[enum.Enum], str]] = {
     "sg_log_level": (LogLevel, "SG_LOG_"),
     "sg_fp8_format": (Fp8Format, "SG_FP8_"),
     "sg_dtype": (DType, "SG_DTYPE_"),
+    "sg_fp8_recipe": (Fp8Recipe, "SG_RECIPE_"),
+    "sg_fp8_recipe_flag": (Fp8RecipeFlag, "SG_RECIPE_"),
     "sg_refresh_mode": (RefreshMode, "SG_REFRESH_"),
     "sg_refresh_flag": (RefreshFlag, "SG_REFRESH_"),
     "sg_nccl_timeout_action": (NcclTimeoutAction, "SG_NCCL_TIMEOUT_"),
@@ -572,6 +649,7 @@ CONSTANTS: Dict[str, Any] = {
     "SG_ALL_GROUPS": ALL_GROUPS,
     "SG_RNG_PLACEHOLDER_SEED": RNG_PLACEHOLDER_SEED,
     "SG_RNG_PLACEHOLDER_BASE_OFFSET": RNG_PLACEHOLDER_BASE_OFFSET,
+    "SG_FP8_BLOCK": FP8_BLOCK,
 }
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
-from ._abi import DType, Fp8Format, StepAction, StepOutcome, StepPhase
+from ._abi import DType, Fp8Format, Fp8Recipe, StepAction, StepOutcome, StepPhase
 
 
 @dataclass
@@ -17,7 +17,18 @@ class Fp8Param:
     object that keeps that memory alive (tensors, for example); the session
     holds a reference to it until it closes. Sizes and leading dimensions are
     in elements; a leading dimension of None means "packed" (cols for W and
-    the master, rows for Wt)."""
+    the master, rows for Wt).
+
+    The recipe fields need ABI 1.1 (setting one on a 1.0 plugin raises
+    NotSupported; left at 0 they are the 1.0 behaviour, delayed scaling).
+    `recipe` says where the cast modes' scale comes from: DELAYED reads
+    `scale`; CURRENT computes it from max|M| of each refresh (master,
+    scale_inv and amax required, scale 0); BLOCK computes one per
+    FP8_BLOCK x FP8_BLOCK block of W into the FP32 grids `block_scale_inv`
+    [ceil(rows/128), ceil(cols/128)] and `block_scale_inv_t` (its transpose),
+    whose leading dimensions 0 mean dense (scale, scale_inv, amax 0; master
+    optional: without one, transpose mode only). CURRENT and BLOCK refuse an
+    owned range. `recipe_flags` takes Fp8RecipeFlag bits (POW2_SCALES)."""
 
     rows: int
     cols: int
@@ -35,6 +46,12 @@ class Fp8Param:
     range_begin: int = 0
     range_end: int = 0  # 0: the whole parameter
     group: int = 0
+    recipe: Fp8Recipe = Fp8Recipe.DELAYED
+    recipe_flags: int = 0
+    block_scale_inv: int = 0
+    ld_block_scale_inv: int = 0  # 0: dense, ceil(cols/128)
+    block_scale_inv_t: int = 0
+    ld_block_scale_inv_t: int = 0  # 0: dense, ceil(rows/128)
     owner: Any = None
 
 
@@ -83,7 +100,13 @@ class StepResult:
 @dataclass(frozen=True)
 class Stats:
     """Session statistics (sg_stats): counters since the session was created.
-    A field the plugin's ABI minor lacks is None."""
+    A field the plugin's ABI minor lacks is None.
+
+    ABI 1.1: the conditional regions (guards opened eager or captured, eager
+    guards whose flag said skip, loops opened, IF and WHILE nodes over the
+    live graphs) and the stale-transpose detector's findings as of the last
+    sync or transpose_report that read them (see TransposeReport; the
+    first_stale_* fields are None when nothing was found)."""
 
     captures: int
     capture_failures: int
@@ -101,16 +124,54 @@ class Stats:
     static_buffers: int
     capture_ms: float
     instantiate_ms: float
+    guards: Optional[int] = None
+    guards_skipped: Optional[int] = None
+    loops: Optional[int] = None
+    conditional_nodes: Optional[int] = None
+    transpose_checks: Optional[int] = None
+    stale_params: Optional[int] = None
+    first_stale_check: Optional[int] = None
+    first_stale_param: Optional[int] = None
+    first_stale_group: Optional[int] = None
 
 
 @dataclass(frozen=True)
 class GraphInfo:
-    """One key's graph (sg_graph_info)."""
+    """One key's graph (sg_graph_info). `conditional_nodes` (ABI 1.1; None
+    from a 1.0 plugin) counts its IF and WHILE nodes (guards and loops);
+    `nodes` counts their bodies' nodes once each."""
 
     nodes: int
     alloc_bytes: int  # bytes of its allocation nodes
     replays: int
     eager_only: bool  # after a failed capture, or with graphs disabled
+    conditional_nodes: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class TransposeReport:
+    """The stale-transpose detector's findings so far (sg_transpose_report,
+    ABI 1.1). With the detector off: enabled False, counts 0, no first
+    finding. `first_stale_check` is the check (0-based; with one check a
+    step, the step) that first found a parameter whose Wt differed from
+    transpose(W), `first_stale_param` that parameter's index in registration
+    order (the lowest stale at that check) and `first_stale_group` its group;
+    all None when none was found. `mismatches` (when asked for) holds, per
+    registered parameter, the bytes of its Wt that differed, summed over all
+    checks."""
+
+    enabled: bool
+    stale_params: int
+    checks: int
+    first_stale_check: Optional[int] = None
+    first_stale_param: Optional[int] = None
+    first_stale_group: Optional[int] = None
+    mismatches: Optional[Tuple[int, ...]] = None
+
+    @property
+    def stale(self) -> bool:
+        """Whether some check found a stale transpose."""
+        return self.first_stale_check is not None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,9 @@ same address. ``close()`` is idempotent; the session is a context manager.
 Streams are ``cudaStream_t`` handles given as an int, or any object with a
 ``cuda_stream`` (torch) or ``ptr`` (CuPy) attribute. The legacy default
 stream (0) is refused where a stream is captured, checked or waited for.
+
+ABI 1.1's conditional regions (``guard``, ``loop``) are in _regions.py and
+the stale-transpose detector's entries in _detector.py, mixed in here.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from . import _abi
 from ._abi import ALL_GROUPS, CaptureMode, LogLevel, RefreshMode, SessionFlag, Status
 from ._api import Api, check_int
 from ._callbacks import STEP_CALLBACK_RAISED, LogFunction, LogTrampoline, StepFunction, StepTrampoline
+from ._detector import DetectorEntries, none_if_unset
 from ._loader import PathLike, load
+from ._regions import RegionEntries, StreamLike
 from .errors import Error, InvalidArgument, InvalidState, NotFound, NotSupported, error_for
 from .results import (
     Capture,
@@ -44,7 +49,6 @@ from .results import (
     Stats,
 )
 
-StreamLike = Any  # int (cudaStream_t), None, or an object with cuda_stream / ptr
 D = TypeVar("D")
 S = TypeVar("S", bound="Session")
 
@@ -94,13 +98,25 @@ def _pointer_value(pointer: Any) -> int:
     return ctypes.cast(pointer, ctypes.c_void_p).value or 0
 
 
-class Session:
+# sg_fp8_param_desc's ABI 1.1 fields, which Fp8Param has under the same names.
+_RECIPE_FIELDS = [f.name for f in _abi.Fp8ParamDesc._layout_ if f.since >= 1]
+# sg_stats' fields whose all-ones value means "none" (None in Stats).
+_STATS_UNSET = {
+    "first_stale_check": _abi.NONE_U64,
+    "first_stale_param": _abi.NONE_U32,
+    "first_stale_group": _abi.NONE_U32,
+}
+
+
+class Session(RegionEntries, DetectorEntries):
     """One stepgraph session (sg_session). See the module docstring for the
     lifetime and stream rules.
 
     Keyword arguments are sg_session_config's fields (0 means the default):
     `validation_only` touches no device (registration, argument checks and
-    state transitions work; what needs a GPU raises NoDevice); `log` is
+    state transitions work; what needs a GPU raises NoDevice);
+    `check_transposes` (ABI 1.1) switches the stale-transpose detector on
+    (see check_transposes and transpose_report); `log` is
     called with (level, message) for messages at or below `log_level`
     (None: the plugin writes them to stderr); `library` is a path to
     libstepgraph.so.1 or an already negotiated ``Api``.
@@ -111,6 +127,7 @@ class Session:
         device: int = 0,
         *,
         validation_only: bool = False,
+        check_transposes: bool = False,
         capture_mode: CaptureMode = CaptureMode.THREAD_LOCAL,
         warmup_steps: int = 0,
         param_capacity: int = 0,
@@ -132,7 +149,7 @@ class Session:
             _abi.SessionConfig,
             "config",
             device=device,
-            flags=int(SessionFlag.VALIDATION_ONLY) if validation_only else 0,
+            flags=self._session_flags(validation_only, check_transposes),
             capture_mode=capture_mode,
             warmup_steps=warmup_steps,
             param_capacity=param_capacity,
@@ -417,7 +434,11 @@ class Session:
         """The session's counters. Capture-safe."""
         out = self.api.new(_abi.Stats)
         self._call("get_stats", ctypes.byref(out))
-        return _dataclass_from(Stats, self.api.read(out))
+        values = self.api.read(out)
+        for name, unset in _STATS_UNSET.items():
+            if name in values:
+                values[name] = none_if_unset(values[name], unset)
+        return _dataclass_from(Stats, values)
 
     def graph_info(self, key: int) -> GraphInfo:
         """One key's graph; NotFound if it has none. Capture-safe."""
@@ -455,8 +476,14 @@ class Session:
         yield stream_handle(stream)
 
     def _refresh_stream(self, stream: StreamLike) -> int:
-        """The stream of a capture-safe launch (refresh, rng_end_step)."""
+        """The stream of a capture-safe launch (refresh, rng_end_step,
+        check_transposes) or of a region entry (guard, loop)."""
         return stream_handle(stream)
+
+    def _int32_address(self, value: Any, name: str) -> int:
+        """The address of a region's device int32 (`name`: flag or
+        trip_count; the torch layer checks its tensor)."""
+        return address_of(value)
 
     def _body_scope(self, key: int, stream: int) -> "contextlib.AbstractContextManager[Any]":
         """Around a capture body (the torch layer routes allocations)."""
@@ -518,6 +545,15 @@ class Session:
     def _eager(self, key: int) -> RunEagerly:
         return RunEagerly(key, self.last_error())
 
+    def _session_flags(self, validation_only: bool, check_transposes: bool) -> int:
+        if check_transposes and self.api.minor < 1:
+            raise NotSupported(
+                Status.ERR_NOT_SUPPORTED,
+                f"check_transposes needs ABI 1.1; the plugin ({self.api.path}) implements ABI 1.{self.api.minor}",
+            )
+        flags = SessionFlag.VALIDATION_ONLY if validation_only else SessionFlag(0)
+        return int(flags | (SessionFlag.CHECK_TRANSPOSES if check_transposes else 0))
+
     @staticmethod
     def _uint64(name: str, value: int) -> int:
         check_int(name, ctypes.c_uint64, value)
@@ -543,6 +579,8 @@ class Session:
             range_begin=p.range_begin,
             range_end=p.range_end,
             group=p.group,
+            # Set only when not 0: a 1.0 plugin has no such fields.
+            **{name: getattr(p, name) for name in _RECIPE_FIELDS if getattr(p, name)},
         )
 
     def _sources(self, sources: Optional[Sequence[Any]], flag: int, host: bool) -> Dict[str, Any]:

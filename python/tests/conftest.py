@@ -21,6 +21,7 @@ def _plain_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """The plugin reads these when a session is created."""
     monkeypatch.delenv("STEPGRAPH_LOG_LEVEL", raising=False)
     monkeypatch.delenv("STEPGRAPH_DISABLE", raising=False)
+    monkeypatch.delenv("STEPGRAPH_CHECK_TRANSPOSES", raising=False)
 
 
 @pytest.fixture(scope="session")

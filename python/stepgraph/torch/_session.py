@@ -14,6 +14,13 @@
   A stream given explicitly is made current for the entry, with no joins:
   ordering it against other streams is then the caller's, as with
   torch.cuda.graph(stream=...).
+- Conditional regions (ABI 1.1): ``guard`` and ``loop`` (and their
+  begin/end entries) and ``check_transposes`` default to the current stream,
+  which inside ``capture()`` and a step callback is the capture stream, as
+  the plugin requires; a guard's flag and a loop's trip count are
+  one-element int32 CUDA tensors, and ``loop`` yields the index as an int32
+  tensor view (_tensors.index_view). ``transpose_report`` defaults to the
+  side stream, joined as ``sync`` is.
 - Plugin-owned captures of PyTorch work: during ``capture()`` and the step
   driver's capture phase the capture stream is current and PyTorch's
   caching allocator is routed to a private pool per key (_pools.py), so the
@@ -30,7 +37,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, Optional, Tuple, Union
+from typing import Any, Dict, Generator, Iterator, Optional, Tuple, Union
 
 import torch
 
@@ -39,7 +46,7 @@ from .. import Session as _BaseSession
 from ..results import StepContext
 from ..session import StreamLike, stream_handle
 from ._pools import GraphPools
-from ._tensors import fp8_param, noop_flag, static_buffer
+from ._tensors import device_int32, fp8_param, index_view, static_buffer
 
 # PyTorch's message when a random op meets a capture it did not begin
 # (CUDAGeneratorState::increase, PyTorch 2.11).
@@ -104,8 +111,24 @@ class Session(_BaseSession):
         inside torch.cuda.graph is its capture stream). `noop` is a one-element
         int32 CUDA tensor: nonzero makes the launch do nothing."""
         if noop is not None:
-            noop_flag(noop, self.device)
+            device_int32(noop, "noop", self.device)
         super().refresh(mode, group=group, noop=noop, stream=stream)
+
+    # --- Conditional regions (the rest is stepgraph.Session's) -----------------
+
+    def loop(  # type: ignore[override]  # yields tensors, where the base yields addresses
+        self, trip_count: torch.Tensor, stream: StreamLike = None
+    ) -> Generator[torch.Tensor, None, None]:
+        """As stepgraph.Session.loop (the stream defaults to the current
+        one: inside capture() and a step callback, the capture stream),
+        with `trip_count` a one-element int32 CUDA tensor; yields each
+        iteration's index as a one-element int32 tensor viewing the
+        plugin's uint32, for the body's PyTorch work to read on the device
+        (x[index], acc.add_(index)). It holds 0, 1, ... while the body runs
+        (also at every replay) and the trip count after the loop."""
+        with contextlib.closing(super().loop(trip_count, stream)) as iterations:
+            for address in iterations:
+                yield index_view(address, self.device)
 
     # --- Streams, capture bodies, pools (the base class's hooks) ---------------
 
@@ -129,6 +152,11 @@ class Session(_BaseSession):
         if stream is None:
             return torch.cuda.current_stream(self.device).cuda_stream
         return stream_handle(stream)
+
+    def _int32_address(self, value: Any, name: str) -> int:
+        if value is None:
+            return 0  # the plugin refuses it, naming the argument
+        return device_int32(value, name, self.device)
 
     @contextlib.contextmanager
     def _body_scope(self, key: int, stream: int) -> Iterator[None]:

@@ -2,15 +2,18 @@
 cannot make: dtype, device, layout, shapes. Leading dimensions come from
 the strides; a tensor whose rows are not contiguous (a transposed view), of
 the wrong dtype, or on another device is refused with a message naming it.
+Which tensors a recipe needs is the plugin's check (it names the field).
+Also: the device int32 of a refresh's no-op flag and of a region (guard flag,
+loop trip count), and a tensor view of a loop's index.
 """
 
 from __future__ import annotations
 
-from typing import Collection, Dict, Mapping, Optional, Tuple
+from typing import Collection, Dict, Optional, Tuple
 
 import torch
 
-from .. import DType, Fp8Format, Fp8Param, InvalidArgument, StaticBuffer, Status
+from .. import FP8_BLOCK, DType, Fp8Format, Fp8Param, Fp8Recipe, InvalidArgument, StaticBuffer, Status
 
 FP8_FORMATS: Dict[torch.dtype, Fp8Format] = {
     torch.float8_e4m3fn: Fp8Format.E4M3,
@@ -44,7 +47,7 @@ def check_device(t: torch.Tensor, name: str, device: Optional[int]) -> None:
         raise refuse(f"{name} is on {t.device}, the session on cuda:{device}")
 
 
-def matrix(t: torch.Tensor, name: str, dtypes: Mapping[torch.dtype, int]) -> Tuple[int, int, int]:
+def matrix(t: torch.Tensor, name: str, dtypes: Collection[torch.dtype]) -> Tuple[int, int, int]:
     """(rows, cols, leading dimension) of a row-major 2-D matrix."""
     check_tensor(t, name, dtypes)
     if t.dim() != 2:
@@ -78,6 +81,10 @@ def fp8_param(
     scale: Optional[torch.Tensor] = None,
     scale_inv: Optional[torch.Tensor] = None,
     amax: Optional[torch.Tensor] = None,
+    recipe: Fp8Recipe = Fp8Recipe.DELAYED,
+    recipe_flags: int = 0,
+    block_scale_inv: Optional[torch.Tensor] = None,
+    block_scale_inv_t: Optional[torch.Tensor] = None,
     group: int = 0,
     cast_range: Optional[Tuple[int, int]] = None,
     device: Optional[int] = None,
@@ -87,6 +94,16 @@ def fp8_param(
     modes a float32 or bfloat16 `master` [rows, cols] with float32 one-element
     `scale`, `scale_inv` and `amax`. `cast_range` is the flat row-major
     element range [begin, end) of the master this rank casts (None: all).
+
+    `recipe` (ABI 1.1) is where the scale comes from: DELAYED (`scale`),
+    CURRENT (computed from max|M| at each refresh: master, scale_inv and
+    amax, no scale) or BLOCK (one scale per 128 x 128 block of W, into the
+    float32 grids `block_scale_inv` [ceil(rows/128), ceil(cols/128)] and
+    `block_scale_inv_t`, its transpose; no scale, scale_inv or amax; master
+    optional). A grid's leading dimension comes from its strides, so a view
+    of a grid with padded rows (Transformer Engine's) works: pass
+    grid[:, :width]. `recipe_flags` takes Fp8RecipeFlag bits.
+
     The tensors are the parameter's owner: a session keeps them alive until
     it closes; they must also stay at their addresses (no resize, no
     re-assignment of .data). Dtypes, layouts and shapes are checked first,
@@ -106,40 +123,70 @@ def fp8_param(
         ld_data=ld,
         ld_transpose=t_ld,
         group=group,
-        owner=(weight, transpose, master, scale, scale_inv, amax),
+        recipe=recipe,
+        recipe_flags=recipe_flags,
+        owner=(weight, transpose, master, scale, scale_inv, amax, block_scale_inv, block_scale_inv_t),
     )
+    scalars = {"scale": scale, "scale_inv": scale_inv, "amax": amax}
+    if recipe == Fp8Recipe.DELAYED:
+        _require_delayed_scalars(master, scalars)
     if master is not None:
-        _add_master(param, master, scale, scale_inv, amax)
-    elif any(x is not None for x in (scale, scale_inv, amax)):
-        raise refuse("scale, scale_inv and amax are used by the cast modes, which need a master")
+        _add_master(param, master)
+    for name, value in scalars.items():
+        if value is not None:
+            setattr(param, name, scalar(value, name, torch.float32))
+    _add_grids(param, block_scale_inv, block_scale_inv_t)
     if cast_range is not None:
         param.range_begin, param.range_end = cast_range
-    named = zip(("weight", "transpose", "master", "scale", "scale_inv", "amax"), param.owner)
-    for name, t in named:
+    for name, t in zip(_OWNER_NAMES, param.owner):
         if t is not None:
             check_device(t, name, device)
     return param
 
 
-def _add_master(
-    param: Fp8Param,
-    master: torch.Tensor,
-    scale: Optional[torch.Tensor],
-    scale_inv: Optional[torch.Tensor],
-    amax: Optional[torch.Tensor],
-) -> None:
+_OWNER_NAMES = ("weight", "transpose", "master", "scale", "scale_inv", "amax", "block_scale_inv", "block_scale_inv_t")
+
+
+def _require_delayed_scalars(master: Optional[torch.Tensor], scalars: Dict[str, Optional[torch.Tensor]]) -> None:
+    """Delayed scaling: with a master, all of scale, scale_inv and amax; without one, none."""
+    if master is None:
+        if any(t is not None for t in scalars.values()):
+            raise refuse("scale, scale_inv and amax are used by the cast modes, which need a master")
+        return
+    for name, value in scalars.items():
+        if value is None:
+            raise refuse(f"{name} is required with a master (the cast modes write or read it)")
+
+
+def _add_master(param: Fp8Param, master: torch.Tensor) -> None:
     m_rows, m_cols, m_ld = matrix(master, "master", MASTER_DTYPES)
     if (m_rows, m_cols) != (param.rows, param.cols):
         raise refuse(f"master has shape {(m_rows, m_cols)}; weight is {(param.rows, param.cols)}")
-    for name, value in (("scale", scale), ("scale_inv", scale_inv), ("amax", amax)):
-        if value is None:
-            raise refuse(f"{name} is required with a master (the cast modes write or read it)")
     param.master = int(master.data_ptr())
     param.master_dtype = MASTER_DTYPES[master.dtype]
     param.ld_master = m_ld
-    param.scale = scalar(scale, "scale", torch.float32)  # type: ignore[arg-type]
-    param.scale_inv = scalar(scale_inv, "scale_inv", torch.float32)  # type: ignore[arg-type]
-    param.amax = scalar(amax, "amax", torch.float32)  # type: ignore[arg-type]
+
+
+def _add_grids(param: Fp8Param, grid: Optional[torch.Tensor], grid_t: Optional[torch.Tensor]) -> None:
+    """Block scaling's grids: W's [ceil(rows/128), ceil(cols/128)], Wt's its
+    transpose; leading dimensions from the strides."""
+    blocks = (-(-param.rows // FP8_BLOCK), -(-param.cols // FP8_BLOCK))
+    if grid is not None:
+        param.block_scale_inv, param.ld_block_scale_inv = _grid(grid, "block_scale_inv", blocks, param)
+    if grid_t is not None:
+        flipped = (blocks[1], blocks[0])
+        param.block_scale_inv_t, param.ld_block_scale_inv_t = _grid(grid_t, "block_scale_inv_t", flipped, param)
+
+
+def _grid(t: torch.Tensor, name: str, shape: Tuple[int, int], param: Fp8Param) -> Tuple[int, int]:
+    rows, cols, ld = matrix(t, name, (torch.float32,))
+    if (rows, cols) != shape:
+        raise refuse(
+            f"{name} has shape {(rows, cols)}; weight {(param.rows, param.cols)} in "
+            f"{FP8_BLOCK} x {FP8_BLOCK} blocks needs {shape} (a grid with padded rows: "
+            f"pass grid[:, :{shape[1]}])"
+        )
+    return int(t.data_ptr()), ld
 
 
 def static_buffer(t: torch.Tensor, name: str = "buffer", device: Optional[int] = None) -> StaticBuffer:
@@ -152,8 +199,21 @@ def static_buffer(t: torch.Tensor, name: str = "buffer", device: Optional[int] =
     return StaticBuffer(int(t.data_ptr()), t.numel() * t.element_size(), owner=t)
 
 
-def noop_flag(t: torch.Tensor, device: Optional[int]) -> int:
-    """The address of a refresh's no-op flag: one int32 on the device."""
-    address = scalar(t, "noop", torch.int32)
-    check_device(t, "noop", device)
+def device_int32(t: torch.Tensor, name: str, device: Optional[int]) -> int:
+    """The address of one int32 on the device: a refresh's no-op flag, a
+    guard's flag, a loop's trip count."""
+    address = scalar(t, name, torch.int32)
+    check_device(t, name, device)
     return address
+
+
+def index_view(address: int, device: int) -> torch.Tensor:
+    """A one-element int32 tensor viewing a loop's uint32 index, which the
+    plugin owns (the iteration numbers fit an int32). No allocation and no
+    CUDA call, so it may be made while capturing. Uses the PyTorch internal
+    torch._C._construct_storage_from_data_pointer (a storage that does not
+    own its memory; python/README.md lists it, tests/gpu/test_torch_internals.py
+    checks it)."""
+    where = torch.device("cuda", device)
+    storage = torch._C._construct_storage_from_data_pointer(address, where, 4)
+    return torch.empty(0, dtype=torch.int32, device=where).set_(storage, 0, (1,), (1,))

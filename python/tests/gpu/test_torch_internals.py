@@ -17,6 +17,7 @@ INTERNALS = [
     "_cuda_beginAllocateCurrentStreamToPool",
     "_cuda_endAllocateToPool",
     "_cuda_releasePool",
+    "_construct_storage_from_data_pointer",
 ]
 
 
@@ -92,3 +93,34 @@ def test_the_generator_refuses_a_capture_it_did_not_begin() -> None:
         assert "Attempt to increase offset for a CUDA generator not in capture mode" in str(info.value.__cause__)
         with pytest.raises(stepgraph.NotFound):
             session.graph_info(9)
+
+
+def test_an_index_view_is_the_memory_itself() -> None:
+    """stepgraph.torch's loop index view (torch._C._construct_storage_from_data_pointer):
+    it reads and writes the word in place, with no copy."""
+    from stepgraph.torch._tensors import index_view
+
+    words = torch.arange(4, dtype=torch.int32, device="cuda")
+    view = index_view(words.data_ptr() + 4, words.device.index)
+    assert view.shape == (1,) and view.dtype == torch.int32 and view.data_ptr() == words.data_ptr() + 4
+    assert int(view.item()) == 1
+    words[1] = 9
+    view.add_(1)
+    assert words.tolist() == [0, 10, 2, 3]
+
+
+def test_an_index_view_can_be_made_while_capturing() -> None:
+    """Made inside torch.cuda.graph (its global capture mode refuses unsafe
+    CUDA calls): no allocation, no CUDA call."""
+    from stepgraph.torch._tensors import index_view
+
+    word = torch.full((1,), 5, dtype=torch.int32, device="cuda")
+    out = torch.zeros(1, dtype=torch.int32, device="cuda")
+    out.copy_(word)  # warm-up of the captured kernel
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out.copy_(index_view(word.data_ptr(), word.device.index))
+    word.fill_(7)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert int(out.item()) == 7

@@ -49,3 +49,32 @@ def test_tensor_on_another_device_is_refused() -> None:
     with sgt.Session(device=0) as session:
         with pytest.raises(stepgraph.InvalidArgument, match="weight is on cuda:1, the session on cuda:0"):
             session.register_fp8(_w(device="cuda:1"), _w(8, 4, device="cuda:1"))
+
+
+def test_block_grids_leading_dimensions_come_from_strides() -> None:
+    """Transformer Engine pads grid rows to 4 floats: the views' strides
+    give the leading dimensions."""
+    w, wt = _w(200, 300), _w(300, 200)
+    grid = torch.zeros(2, 4, device="cuda")[:, :3]
+    grid_t = torch.zeros(3, 4, device="cuda")[:, :2]
+    param = sgt.fp8_param(
+        w, wt, recipe=stepgraph.Fp8Recipe.BLOCK, recipe_flags=stepgraph.Fp8RecipeFlag.POW2_SCALES,
+        block_scale_inv=grid, block_scale_inv_t=grid_t,
+    )
+    assert (param.block_scale_inv, param.ld_block_scale_inv) == (grid.data_ptr(), 4)
+    assert (param.block_scale_inv_t, param.ld_block_scale_inv_t) == (grid_t.data_ptr(), 4)
+    assert param.recipe == stepgraph.Fp8Recipe.BLOCK and param.recipe_flags == 1
+    assert (param.scale, param.scale_inv, param.amax) == (0, 0, 0)
+    with sgt.Session() as session:
+        assert session.register_fp8_params([param]) == 0
+        assert any(grid is t for owner in session.kept if isinstance(owner, tuple) for t in owner)
+
+
+def test_a_recipe_the_plugin_refuses_names_the_field() -> None:
+    master = torch.zeros(4, 8, device="cuda")
+    with sgt.Session() as session:
+        with pytest.raises(stepgraph.InvalidArgument, match=r"params\[0\].scale is set but recipe SG_RECIPE_CURRENT"):
+            session.register_fp8(_w(), _w(8, 4), master=master, **_scalars(), recipe=stepgraph.Fp8Recipe.CURRENT)
+        with pytest.raises(stepgraph.InvalidArgument, match=r"params\[0\].block_scale_inv is NULL"):
+            session.register_fp8(_w(), _w(8, 4), recipe=stepgraph.Fp8Recipe.BLOCK, block_scale_inv_t=torch.zeros(1, 1, device="cuda"))
+        assert session.stats().fp8_params == 0
