@@ -23,20 +23,13 @@
 #include <time.h>
 
 #include "bench_kernels.h"
+#include "bench_stats.h"
 #include "sg_cuda_check.h"
 #include "sg_load.h"
 
 static const sg_api *api;
 
-#define SG(s, call)                                                       \
-  do {                                                                    \
-    sg_status sg_st_ = (call);                                            \
-    if (sg_st_ != SG_OK) {                                                \
-      fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,   \
-              api->status_string(sg_st_), sg_test_detail(api, (s)));      \
-      exit(1);                                                            \
-    }                                                                     \
-  } while (0)
+#define SG(s, call) BS_SG(api, (s), (call))
 
 #define REPS 5
 #define BATCH 250
@@ -46,60 +39,7 @@ static const sg_api *api;
 static cudaStream_t stream;
 static float *target; /* every tiny kernel adds into target[0] */
 
-/* --- Results -------------------------------------------------------------- */
-
-typedef struct row {
-  const char *section, *variant;
-  int n;
-  const char *metric;
-  double value;
-  const char *unit;
-} row;
-
-static row rows[512];
-static int row_count;
-
-static double record(const char *section, const char *variant, int n,
-                     const char *metric, double value, const char *unit) {
-  if (row_count < (int)(sizeof rows / sizeof rows[0])) {
-    rows[row_count++] = (row){section, variant, n, metric, value, unit};
-  }
-  return value;
-}
-
-static void write_csv(const char *path) {
-  FILE *f = fopen(path, "w");
-  if (f == NULL) {
-    perror(path);
-    exit(1);
-  }
-  fprintf(f, "section,variant,n,metric,value,unit\n");
-  for (int i = 0; i < row_count; i++) {
-    fprintf(f, "%s,%s,%d,%s,%.6g,%s\n", rows[i].section, rows[i].variant,
-            rows[i].n, rows[i].metric, rows[i].value, rows[i].unit);
-  }
-  fclose(f);
-}
-
-/* --- Timing helpers ------------------------------------------------------- */
-
-static double now_us(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Sorts v; returns its p-quantile (0.5: median). */
-static double quantile(double *v, size_t n, double p) {
-  qsort(v, n, sizeof *v, by_value);
-  size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-  return v[i < n ? i : n - 1];
-}
+/* --- Timing helpers (the rest are bench_stats.h's) -------------------- */
 
 static double mean(const double *v, size_t n) {
   double s = 0;
@@ -115,23 +55,9 @@ static void enqueue_tiny(int n, float v) {
   }
 }
 
-/* GPU microseconds of `launches` calls of fn, events around them. */
 typedef void (*launch_fn)(void *ctx);
 static double gpu_us(launch_fn fn, void *ctx, int launches) {
-  cudaEvent_t a, b;
-  SG_CHECK_CUDA(cudaEventCreate(&a));
-  SG_CHECK_CUDA(cudaEventCreate(&b));
-  SG_CHECK_CUDA(cudaEventRecord(a, stream));
-  for (int i = 0; i < launches; i++) {
-    fn(ctx);
-  }
-  SG_CHECK_CUDA(cudaEventRecord(b, stream));
-  SG_CHECK_CUDA(cudaEventSynchronize(b));
-  float ms = 0;
-  SG_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-  SG_CHECK_CUDA(cudaEventDestroy(a));
-  SG_CHECK_CUDA(cudaEventDestroy(b));
-  return (double)ms * 1e3;
+  return bs_gpu_us(stream, fn, ctx, launches);
 }
 
 /* --- The plugin ----------------------------------------------------------- */
@@ -199,7 +125,7 @@ static double median_gpu_per(launch_fn fn, void *ctx, int launches,
   for (int r = 0; r < REPS; r++) {
     v[r] = gpu_us(fn, ctx, launches) / per;
   }
-  return quantile(v, REPS, 0.5);
+  return bs_quantile(v, REPS, 0.5);
 }
 
 /* GPU time per node of an n-node graph launched back to back: 100,000
@@ -209,19 +135,19 @@ static double replay_gpu_per_node(const char *variant, launch_fn fn,
   const int launches = 100000 / n;
   fn(ctx);
   SG_CHECK_CUDA(cudaStreamSynchronize(stream));
-  return record("per_node", variant, n, "gpu_us_per_node",
+  return bs_record("per_node", variant, n, "gpu_us_per_node",
                 median_gpu_per(fn, ctx, launches, (double)launches * n),
                 "us");
 }
 
 static cudaGraph_t raw_capture(int n, float v, double *us) {
   cudaGraph_t g = NULL;
-  double t0 = now_us();
+  double t0 = bs_now_us();
   SG_CHECK_CUDA(
       cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   enqueue_tiny(n, v);
   SG_CHECK_CUDA(cudaStreamEndCapture(stream, &g));
-  *us = now_us() - t0;
+  *us = bs_now_us() - t0;
   return g;
 }
 
@@ -232,39 +158,39 @@ static void bench_n(int n) {
   SG_CHECK_CUDA(cudaStreamSynchronize(stream));
   double host[REPS], gpu[REPS];
   for (int r = 0; r < REPS; r++) {
-    double t0 = now_us();
+    double t0 = bs_now_us();
     gpu[r] = gpu_us(launch_eager, &n, 1) / n;
-    host[r] = (now_us() - t0) / n; /* includes the final sync */
+    host[r] = (bs_now_us() - t0) / n; /* includes the final sync */
   }
-  double eager_gpu = record(sec, "eager", n, "gpu_us_per_kernel",
-                            quantile(gpu, REPS, 0.5), "us");
-  double eager_host = record(sec, "eager", n, "host_us_per_launch",
-                             quantile(host, REPS, 0.5), "us");
+  double eager_gpu = bs_record(sec, "eager", n, "gpu_us_per_kernel",
+                            bs_quantile(gpu, REPS, 0.5), "us");
+  double eager_host = bs_record(sec, "eager", n, "host_us_per_launch",
+                             bs_quantile(host, REPS, 0.5), "us");
 
   /* Raw graph: capture, instantiate, upload, exec update, replay. */
   double cap_us, inst_us, up_us, upd_us;
   cudaGraph_t g = raw_capture(n, 1.0f, &cap_us);
   cudaGraphExec_t exec = NULL;
-  double t0 = now_us();
+  double t0 = bs_now_us();
   SG_CHECK_CUDA(cudaGraphInstantiateWithFlags(&exec, g, 0));
-  inst_us = now_us() - t0;
-  t0 = now_us();
+  inst_us = bs_now_us() - t0;
+  t0 = bs_now_us();
   SG_CHECK_CUDA(cudaGraphUpload(exec, stream));
   SG_CHECK_CUDA(cudaStreamSynchronize(stream));
-  up_us = now_us() - t0;
+  up_us = bs_now_us() - t0;
   double dummy;
   cudaGraph_t g2 = raw_capture(n, 2.0f, &dummy);
   cudaGraphExecUpdateResultInfo info;
-  t0 = now_us();
+  t0 = bs_now_us();
   SG_CHECK_CUDA(cudaGraphExecUpdate(exec, g2, &info));
-  upd_us = now_us() - t0;
+  upd_us = bs_now_us() - t0;
   SG_CHECK_CUDA(cudaGraphDestroy(g));
   SG_CHECK_CUDA(cudaGraphDestroy(g2));
   const char *bs = "build_per_node";
-  record(bs, "raw", n, "capture_us_per_node", cap_us / n, "us");
-  record(bs, "raw", n, "instantiate_us_per_node", inst_us / n, "us");
-  record(bs, "raw", n, "upload_us_per_node", up_us / n, "us");
-  record(bs, "raw", n, "exec_update_us_per_node", upd_us / n, "us");
+  bs_record(bs, "raw", n, "capture_us_per_node", cap_us / n, "us");
+  bs_record(bs, "raw", n, "instantiate_us_per_node", inst_us / n, "us");
+  bs_record(bs, "raw", n, "upload_us_per_node", up_us / n, "us");
+  bs_record(bs, "raw", n, "exec_update_us_per_node", upd_us / n, "us");
 
   replay_ctx raw = {NULL, {0}, exec};
   double raw_gpu = replay_gpu_per_node("raw_graph", launch_raw, &raw, n);
@@ -282,11 +208,11 @@ static void bench_n(int n) {
             (unsigned long long)c.exec_updates);
     exit(1);
   }
-  record(bs, "plugin", n, "capture_us_per_node",
+  bs_record(bs, "plugin", n, "capture_us_per_node",
          (b.capture_ms - a.capture_ms) * 1e3 / n, "us");
-  record(bs, "plugin", n, "instantiate_upload_us_per_node",
+  bs_record(bs, "plugin", n, "instantiate_upload_us_per_node",
          (b.instantiate_ms - a.instantiate_ms) * 1e3 / n, "us");
-  record(bs, "plugin", n, "exec_update_upload_us_per_node",
+  bs_record(bs, "plugin", n, "exec_update_upload_us_per_node",
          (c.instantiate_ms - b.instantiate_ms) * 1e3 / n, "us");
   replay_ctx plug = plugin_ctx(s, (uint64_t)n);
   double plug_gpu =
@@ -304,7 +230,7 @@ static void print_build_table(const int *ns, int count) {
   printf("%6s %9s %9s %9s %9s | %9s %11s %11s\n", "", "(raw)", "(raw)",
          "(raw)", "(raw)", "(plugin)", "(plugin)", "(plugin)");
   for (int i = 0; i < count; i++) {
-    double v[7] = {0};
+    double v[7];
     const char *want[7][2] = {
         {"raw", "capture_us_per_node"},
         {"raw", "instantiate_us_per_node"},
@@ -314,13 +240,7 @@ static void print_build_table(const int *ns, int count) {
         {"plugin", "instantiate_upload_us_per_node"},
         {"plugin", "exec_update_upload_us_per_node"}};
     for (int k = 0; k < 7; k++) {
-      for (int r = 0; r < row_count; r++) {
-        if (rows[r].n == ns[i] && strcmp(rows[r].section, "build_per_node") == 0 &&
-            strcmp(rows[r].variant, want[k][0]) == 0 &&
-            strcmp(rows[r].metric, want[k][1]) == 0) {
-          v[k] = rows[r].value;
-        }
-      }
+      v[k] = bs_lookup("build_per_node", want[k][0], ns[i], want[k][1]);
     }
     printf("%6d %9.3f %9.3f %9.3f %9.3f | %9.3f %11.3f %11.3f\n", ns[i], v[0],
            v[1], v[2], v[3], v[4], v[5], v[6]);
@@ -336,22 +256,22 @@ typedef struct samples {
 
 static void time_batch(launch_fn fn, void *ctx, samples *out) {
   for (int i = 0; i < BATCH; i++) {
-    double t0 = now_us();
+    double t0 = bs_now_us();
     fn(ctx);
-    out->v[out->n++] = now_us() - t0;
+    out->v[out->n++] = bs_now_us() - t0;
   }
   SG_CHECK_CUDA(cudaStreamSynchronize(stream));
 }
 
 static void summarise(const char *variant, samples *s, double *median_out) {
   double avg = mean(s->v, s->n);
-  double p10 = quantile(s->v, s->n, 0.10);
-  double med = quantile(s->v, s->n, 0.50);
-  double p90 = quantile(s->v, s->n, 0.90);
-  record("host_per_call", variant, (int)s->n, "median_us", med, "us");
-  record("host_per_call", variant, (int)s->n, "p10_us", p10, "us");
-  record("host_per_call", variant, (int)s->n, "p90_us", p90, "us");
-  record("host_per_call", variant, (int)s->n, "mean_us", avg, "us");
+  double p10 = bs_quantile(s->v, s->n, 0.10);
+  double med = bs_quantile(s->v, s->n, 0.50);
+  double p90 = bs_quantile(s->v, s->n, 0.90);
+  bs_record("host_per_call", variant, (int)s->n, "median_us", med, "us");
+  bs_record("host_per_call", variant, (int)s->n, "p10_us", p10, "us");
+  bs_record("host_per_call", variant, (int)s->n, "p90_us", p90, "us");
+  bs_record("host_per_call", variant, (int)s->n, "mean_us", avg, "us");
   printf("%-26s %9.3f %9.3f %9.3f %9.3f\n", variant, med, p10, p90, avg);
   *median_out = med;
 }
@@ -385,8 +305,8 @@ static int bench_host_cost(int calls) {
   free(warm.v);
   for (int b = 0; b < batches; b++) {
     for (int i = 0; i < BATCH; i++) { /* the clock's own cost */
-      double t0 = now_us();
-      empty_s.v[empty_s.n++] = now_us() - t0;
+      double t0 = bs_now_us();
+      empty_s.v[empty_s.n++] = bs_now_us() - t0;
     }
     if (b % 2 == 0) {
       time_batch(launch_raw, &raw, &raw_s);
@@ -404,7 +324,7 @@ static int bench_host_cost(int calls) {
   summarise("clock_gettime pair", &empty_s, &clock_med);
   summarise("raw cudaGraphLaunch", &raw_s, &raw_med);
   summarise("plugin replay", &plug_s, &plug_med);
-  double diff = record("host_per_call", "plugin_minus_raw", (int)raw_s.n,
+  double diff = bs_record("host_per_call", "plugin_minus_raw", (int)raw_s.n,
                        "median_us", plug_med - raw_med, "us");
   int pass = diff <= 0.5;
   printf("plugin - raw (median): %.3f us; target <= 0.5 us: %s\n", diff,
@@ -455,18 +375,18 @@ static void bench_static_copies(int calls) {
     for (int b = 0; b < batches; b++) {
       time_batch(launch_plugin, &plug, &h);
     }
-    double host = quantile(h.v, h.n, 0.5);
+    double host = bs_quantile(h.v, h.n, 0.5);
     double gpu = median_gpu_per(launch_plugin, &plug, 2000, 2000.0);
     if (k == 0) {
       host0 = host;
       gpu0 = gpu;
     }
-    record("static_copies", "plugin", k, "host_us_per_replay", host, "us");
-    record("static_copies", "plugin", k, "gpu_us_per_replay", gpu, "us");
+    bs_record("static_copies", "plugin", k, "host_us_per_replay", host, "us");
+    bs_record("static_copies", "plugin", k, "gpu_us_per_replay", gpu, "us");
     if (k > 0) {
-      record("static_copies", "plugin", k, "host_us_per_copy",
+      bs_record("static_copies", "plugin", k, "host_us_per_copy",
              (host - host0) / k, "us");
-      record("static_copies", "plugin", k, "gpu_us_per_copy",
+      bs_record("static_copies", "plugin", k, "gpu_us_per_copy",
              (gpu - gpu0) / k, "us");
       printf("%8d %16.3f %16.3f %14.3f %14.3f\n", k, host, gpu,
              (host - host0) / k, (gpu - gpu0) / k);
@@ -526,8 +446,8 @@ int main(int argc, char **argv) {
   int pass = bench_host_cost(calls);
   bench_static_copies(calls);
   if (csv != NULL) {
-    write_csv(csv);
-    printf("\nCSV: %s (%d rows)\n", csv, row_count);
+    bs_write_csv(csv);
+    printf("\nCSV: %s\n", csv);
   }
   SG_CHECK_CUDA(cudaFree(target));
   SG_CHECK_CUDA(cudaStreamDestroy(stream));
