@@ -114,10 +114,12 @@ static sg_status poll_done(void *ctx, bool *done) {
 
 sg_status sg_comm_agree(sg_comm *c, cudaStream_t after, bool ok,
                         const char *about, const uint64_t **failed_out) {
+  /* Its own message: not the timeout below, which is this agreement's. */
   sg_status st = require_idle(c);
-  if (st == SG_OK) {
-    st = enqueue(c, after, ok);
+  if (st != SG_OK) {
+    return st;
   }
+  st = enqueue(c, after, ok);
   if (st == SG_OK) {
     st = sg_poll_until(poll_done, c, c->timeout_ms);
   }
