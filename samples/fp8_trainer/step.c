@@ -1,6 +1,7 @@
-/* The training step, enqueued the same way in every mode. */
+/* The training step's parts: one microbatch (forward, loss, backward), the
+ * optimizer with the FP8 refresh, the end of the step. step_enqueue.c puts
+ * them together. */
 #include "checks.h"
-#include "cond_step.h"
 #include "dist_step.h"
 #include "trainer.h"
 
@@ -120,15 +121,4 @@ void tr_step_microbatch(tr_trainer *t, cudaStream_t stream) {
     backward_layer(t, l, stream);
   }
   weight_gradients(t, stream);
-}
-
-void tr_step_enqueue(tr_trainer *t, cudaStream_t stream) {
-  t->launches = 0;
-  if (t->cond.active) {
-    tr_cond_step(t, stream);
-    return;
-  }
-  tr_step_microbatch(t, stream);
-  tr_step_optimizer(t, stream);
-  tr_step_end(t, stream);
 }
