@@ -9,6 +9,7 @@ the system loader).
 
 from __future__ import annotations
 
+from . import _abi
 from ._abi import (
     ABI_MAJOR,
     ABI_MINOR,
@@ -69,7 +70,7 @@ from .results import (
 )
 from .session import Session, address_of, stream_handle
 
-__version__ = "1.1.0"
+__version__ = _abi.LIBRARY_VERSION  # the header the mirror was written for
 
 __all__ = [
     "ABI_MAJOR",
