@@ -37,9 +37,13 @@ sg_status sg_leave(sg_call *c, sg_status st) {
   return st;
 }
 
+sg_status sg_require_usable(sg_session *s) {
+  return sg_comm_require_usable(&s->comm);
+}
+
 sg_status sg_require_device(sg_session *s) {
   if (!s->validation_only) {
-    return sg_comm_require_usable(&s->comm);
+    return sg_require_usable(s);
   }
   return sg_fail(&s->diag, SG_ERR_NO_DEVICE,
                  "needs a GPU, and the session was created with "

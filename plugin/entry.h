@@ -34,6 +34,10 @@ sg_status sg_leave(sg_call *c, sg_status st);
  * sg_require_device: a GPU session that a communicator failure has not
  * made unusable (comm.h); registration checks the latter too. */
 sg_status sg_require_device(sg_session *s);
+/* For device entries that also serve validation-only sessions (the RNG's):
+ * refuses only a multi-GPU session made unusable by an NCCL error or an
+ * abort, as sg_require_device does for the others. */
+sg_status sg_require_usable(sg_session *s);
 sg_status sg_require_not_capturing(sg_session *s);
 sg_status sg_require_open_registry(sg_session *s);
 /* For entries that wait for `stream`: not while capturing, not the legacy

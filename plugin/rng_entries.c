@@ -31,9 +31,7 @@ sg_status sg_rng_end_step(sg_session *s, sg_stream stream) {
   sg_call c;
   sg_status st = sg_enter(&c, s, "rng_end_step");
   if (st == SG_OK) {
-    /* A device entry (it enqueues, except in validation-only sessions):
-     * an unusable multi-GPU session refuses it like the others. */
-    st = sg_comm_require_usable(&s->comm);
+    st = sg_require_usable(s);
   }
   if (st == SG_OK) {
     st = sg_rng_advance(&s->rng, (cudaStream_t)stream);
@@ -56,10 +54,15 @@ sg_status sg_rng_device_state_get(sg_session *s, sg_rng_device_state *out) {
 }
 
 /* Checkpoint entries wait for `stream`: not while capturing, not on the
- * legacy stream. Validation-only sessions use their host-side state. */
+ * legacy stream, not in an unusable multi-GPU session (its stream may
+ * hold a collective that never completes). Validation-only sessions use
+ * their host-side state. */
 static sg_status require_checkpoint(sg_session *s, sg_stream stream) {
   sg_status st = sg_require_not_capturing(s);
-  return st == SG_OK ? sg_check_stream_arg(&s->diag, stream, "stream") : st;
+  if (st == SG_OK) {
+    st = sg_check_stream_arg(&s->diag, stream, "stream");
+  }
+  return st == SG_OK ? sg_require_usable(s) : st;
 }
 
 sg_status sg_rng_get_state(sg_session *s, sg_stream stream, sg_rng_state *out) {

@@ -191,11 +191,14 @@ static void expect_unusable(rig *r, const char *why) {
   sg_replay_args ra = gt_replay_args(7, r->st);
   sg_capture_args ca = gt_capture_args(8, r->st, SG_CAPTURE_THREAD_LOCAL);
   sg_refresh_args fa = nt_refresh(SG_REFRESH_TRANSPOSE, SG_ALL_GROUPS, 0);
+  sg_rng_state rs = {.struct_size = sizeof rs};
   sg_status got[] = {gt_api->pre_capture(r->s, (sg_stream)r->st),
                      gt_api->capture_begin(r->s, &ca),
                      gt_api->replay(r->s, &ra),
                      gt_api->post_optimizer_step(r->s, (sg_stream)r->st, &fa),
                      gt_api->rng_end_step(r->s, (sg_stream)r->st),
+                     gt_api->rng_get_state(r->s, (sg_stream)r->st, &rs),
+                     gt_api->rng_set_state(r->s, (sg_stream)r->st, &rs),
                      gt_api->sync(r->s, (sg_stream)r->st, 10)};
   for (size_t i = 0; i < sizeof got / sizeof got[0]; i++) {
     ck_assert_msg(got[i] == SG_ERR_NCCL, "device entry %zu returned %d", i,
