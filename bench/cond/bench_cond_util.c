@@ -126,7 +126,7 @@ typedef struct row {
   double value;
 } row;
 
-static row rows[1024];
+static row rows[4096];
 static int row_count;
 
 void bc_record(const char *section, const char *variant, int n,
