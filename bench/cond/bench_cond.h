@@ -24,17 +24,24 @@
 
 #define BC_SG(b, call) bc_check_sg((b), (call), #call, __FILE__, __LINE__)
 
-/* The microbatch body: one gather by the index, then BC_WORK kernels. */
+/* The microbatch body: one gather by the index, then BC_WORK kernels,
+ * each over its own slice of `work` (so that large bodies stream from
+ * memory, not L2). Buffers hold b->elems floats (BC_ELEMS unless the loop
+ * section's larger bodies run). */
 #define BC_WORK 15
 #define BC_ELEMS (256u * 1024u) /* floats per buffer: 1 MiB */
 #define BC_SLICES 64u           /* input slices the index picks from */
 #define BC_MAX_N 64u
+#define BC_MAX_BODIES 8         /* --body-mib values */
 
 typedef struct bc {
   const sg_api *api;
   sg_session *s;
   cudaStream_t stream;
   float *acc, *work, *w, *inputs; /* device */
+  size_t elems;                   /* floats per buffer now */
+  double body_mib[BC_MAX_BODIES]; /* the loop section's larger bodies */
+  int bodies;
   uint32_t *slots;                /* device [BC_MAX_N] = 0, 1, ... */
   int32_t *trip, *flag;           /* device */
   int reps;                       /* timed steps per measurement */
@@ -73,6 +80,7 @@ void bc_write_csv(const char *path);
 
 /* The sections. */
 void bc_loop_section(bc *b);
+void bc_loop_bodies_section(bc *b); /* b->body_mib; restores b->elems */
 void bc_guard_section(bc *b);
 void bc_detector_section(bc *b);
 

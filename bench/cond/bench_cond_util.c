@@ -26,15 +26,15 @@ sg_session *bc_session(const bc *b, uint32_t flags) {
 }
 
 void bc_microbatch(const bc *b, const uint32_t *index) {
-  BC_CUDA(ck_gather(b->acc, b->inputs, index, BC_SLICES, BC_ELEMS,
+  BC_CUDA(ck_gather(b->acc, b->inputs, index, BC_SLICES, b->elems,
                     b->stream));
-  for (int k = 0; k < BC_WORK; k++) {
-    BC_CUDA(ck_work(b->work, BC_ELEMS, b->stream));
+  for (size_t k = 0; k < BC_WORK; k++) {
+    BC_CUDA(ck_work(b->work + k * b->elems, b->elems, b->stream));
   }
 }
 
 void bc_update(const bc *b) {
-  BC_CUDA(ck_apply(b->w, b->acc, BC_ELEMS, b->stream));
+  BC_CUDA(ck_apply(b->w, b->acc, b->elems, b->stream));
 }
 
 static int by_value(const void *x, const void *y) {

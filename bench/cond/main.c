@@ -2,13 +2,16 @@
  * detector cost (ABI 1.1).
  *
  *   bench_cond [--plugin path/to/libstepgraph.so.1] [--csv out.csv]
- *              [--reps N] [--no-detector]
+ *              [--reps N] [--no-detector] [--body-mib LIST|none]
  *
  * 1. N = 1, 4, 16, 64 microbatches a step: the plugin's WHILE loop (one
  *    graph for every N) against N unrolled copies in a graph and eager
  *    launches: nodes, capture ms, instantiate ms, executable memory, step
  *    time (goal: WHILE within 2% of unrolled, capture + instantiate
- *    constant in N).
+ *    constant in N). Then the same for larger microbatches: buffers of
+ *    each --body-mib size (default 12,56,240: about 0.1, 0.5 and 2 ms a
+ *    microbatch on an H200), WHILE against unrolled only, so the table
+ *    shows from which microbatch duration on the 2% goal holds.
  * 2. The step guard's cost on a taken and a skipped step, graph and eager.
  * 3. The detector's check on the GPT parameter set against a transpose
  *    refresh of it.
@@ -20,16 +23,31 @@
 #include "bench_cond.h"
 #include "sg_load.h"
 
+/* The most floats a buffer needs: 1 MiB or the largest --body-mib. */
+static size_t max_elems(const bc *b) {
+  size_t most = BC_ELEMS;
+  for (int i = 0; i < b->bodies; i++) {
+    const size_t n = (size_t)(b->body_mib[i] * 1024.0 * 1024.0) / sizeof(float);
+    most = n > most ? n : most;
+  }
+  return most;
+}
+
+static float *zeroed(size_t floats) {
+  float *p = NULL;
+  BC_CUDA(cudaMalloc((void **)&p, floats * sizeof(float)));
+  BC_CUDA(cudaMemset(p, 0, floats * sizeof(float)));
+  return p;
+}
+
 static void allocate(bc *b) {
   BC_CUDA(cudaStreamCreateWithFlags(&b->stream, cudaStreamNonBlocking));
-  float **bufs[] = {&b->acc, &b->work, &b->w};
-  for (size_t i = 0; i < 3; i++) {
-    BC_CUDA(cudaMalloc((void **)bufs[i], BC_ELEMS * sizeof(float)));
-    BC_CUDA(cudaMemset(*bufs[i], 0, BC_ELEMS * sizeof(float)));
-  }
-  const size_t inputs = (size_t)BC_SLICES * BC_ELEMS * sizeof(float);
-  BC_CUDA(cudaMalloc((void **)&b->inputs, inputs));
-  BC_CUDA(cudaMemset(b->inputs, 0, inputs));
+  const size_t n = max_elems(b);
+  b->elems = BC_ELEMS;
+  b->acc = zeroed(n);
+  b->w = zeroed(n);
+  b->work = zeroed((size_t)BC_WORK * n);
+  b->inputs = zeroed((size_t)BC_SLICES * n);
   uint32_t slots[BC_MAX_N];
   for (uint32_t i = 0; i < BC_MAX_N; i++) {
     slots[i] = i;
@@ -41,12 +59,31 @@ static void allocate(bc *b) {
   BC_CUDA(cudaDeviceSynchronize());
 }
 
+/* "12,56,240" into b->body_mib; "none" for none. 0 when malformed. */
+static int parse_bodies(bc *b, const char *list) {
+  b->bodies = 0;
+  if (strcmp(list, "none") == 0) {
+    return 1;
+  }
+  for (const char *p = list; *p != '\0' && b->bodies < BC_MAX_BODIES;) {
+    char *end = NULL;
+    const double mib = strtod(p, &end);
+    if (end == p || mib <= 0.0 || (*end != ',' && *end != '\0')) {
+      return 0;
+    }
+    b->body_mib[b->bodies++] = mib;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return 1;
+}
+
 int main(int argc, char **argv) {
   const char *csv = NULL;
   bc b;
   memset(&b, 0, sizeof b);
   b.reps = 50;
   int detector = 1;
+  parse_bodies(&b, "12,56,240");
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
       csv = argv[++i];
@@ -56,9 +93,13 @@ int main(int argc, char **argv) {
       b.reps = atoi(argv[++i]);
     } else if (strcmp(argv[i], "--no-detector") == 0) {
       detector = 0;
+    } else if (strcmp(argv[i], "--body-mib") == 0 && i + 1 < argc &&
+               parse_bodies(&b, argv[i + 1])) {
+      i++;
     } else {
       fprintf(stderr, "usage: %s [--plugin libstepgraph.so.1] [--csv "
-              "out.csv] [--reps N] [--no-detector]\n", argv[0]);
+              "out.csv] [--reps N] [--no-detector] [--body-mib "
+              "LIST|none]\n", argv[0]);
       return 2;
     }
   }
@@ -75,6 +116,7 @@ int main(int argc, char **argv) {
   BC_CUDA(cudaGetDeviceProperties(&prop, 0));
   printf("bench_cond on %s\n", prop.name);
   bc_loop_section(&b);
+  bc_loop_bodies_section(&b);
   bc_guard_section(&b);
   if (detector) {
     bc_detector_section(&b);
