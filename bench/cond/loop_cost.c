@@ -14,8 +14,10 @@
  * N = 1, 4, 16, 64. Every graph is first launched once from zeroed state
  * and what its kernels wrote (the index each microbatch read, the count of
  * touches, the final index) compared with what N iterations give: a cell
- * reads WRONG when it differs. Times: GPU time of one launch, median of
- * --reps (default 50) after one warm-up (bc_step_us). */
+ * reads WRONG when it differs, "refused" when CUDA would not build or
+ * instantiate the variant (the reason follows the table). Times: GPU time
+ * of one launch, median of --reps (at least 50) after one warm-up
+ * (bc_step_us). */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
 
@@ -43,6 +45,22 @@ static cudaGraphExec_t instantiate(cudaGraph_t g) {
   BC_CUDA(cudaGraphInstantiate(&e, g, 0));
   BC_CUDA(cudaGraphDestroy(g));
   return e;
+}
+
+/* The WHILE graph of v, instantiated; NULL (and why) when CUDA refuses. */
+static cudaGraphExec_t while_exec(const lc_dev *d, lc_variant v, int k,
+                                  cudaError_t *why) {
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t e = NULL;
+  *why = v == LC_TAIL_PROGRAMMATIC && d->major < 9
+             ? cudaErrorNotSupported
+             : lc_while_graph(d, v, k, &g);
+  if (*why == cudaSuccess) {
+    *why = cudaGraphInstantiate(&e, g, 0);
+    (void)cudaGetLastError();
+    BC_CUDA(cudaGraphDestroy(g));
+  }
+  return *why == cudaSuccess ? e : NULL;
 }
 
 static void set_trip(const lc_dev *d, int trip) {
@@ -105,23 +123,36 @@ static double timed(const bc *b, const lc_dev *d, cudaGraphExec_t e,
   return bc_step_us(b, launch, &e);
 }
 
-/* A table's cells: µs per iteration, or WRONG. */
+/* A table's cells: µs per iteration, or WRONG, or refused. */
 typedef struct cell {
   double us;
   int right;
+  cudaError_t refused;
 } cell;
 
 static void print_row(const char *body, int k, const char *variant,
                       const cell *cells) {
   printf("| %-5s | %2d | %-24s |", body, k, variant);
   for (int c = 0; c < COUNTS; c++) {
-    if (cells[c].right) {
+    if (cells[c].refused != cudaSuccess) {
+      printf(" %8s |", "refused");
+    } else if (cells[c].right) {
       printf(" %+8.2f |", cells[c].us);
     } else {
       printf(" %8s |", "WRONG");
     }
   }
   printf("\n");
+}
+
+/* After a table: why CUDA refused a variant. */
+static void refusals(const cudaError_t *why) {
+  for (int v = 0; v < LC_VARIANTS; v++) {
+    if (why[v] != cudaSuccess) {
+      printf("  %s refused: %s (%s)\n", lc_variant_names[v],
+             cudaGetErrorName(why[v]), cudaGetErrorString(why[v]));
+    }
+  }
 }
 
 static void header(const char *what) {
@@ -153,31 +184,40 @@ static void pure_iteration(const bc *b, lc_dev *d) {
   header("(a) WHILE body of only the loop's bookkeeping: us per iteration "
          "= (T(N) - T(trip 0)) / N");
   d->n = 1;
+  cudaError_t why[LC_VARIANTS];
   for (int v = 0; v < LC_VARIANTS; v++) {
-    cudaGraphExec_t e = instantiate(lc_while_graph(d, (lc_variant)v, 0));
-    int right0 = while_right(d, e, (lc_variant)v, 0, 0);
-    const double t0 = timed(b, d, e, 0);
+    cudaGraphExec_t e = while_exec(d, (lc_variant)v, 0, &why[v]);
     cell cells[COUNTS];
-    for (int c = 0; c < COUNTS; c++) {
+    memset(cells, 0, sizeof cells);
+    for (int c = 0; c < COUNTS && e != NULL; c++) {
       const int n = counts[c];
-      cells[c].right = right0 && while_right(d, e, (lc_variant)v, 0, n);
-      const double t = timed(b, d, e, n);
+      cells[c].right = while_right(d, e, (lc_variant)v, 0, 0) &&
+                       while_right(d, e, (lc_variant)v, 0, n);
+      const double t0 = timed(b, d, e, 0), t = timed(b, d, e, n);
       cells[c].us = (t - t0) / n;
       record(lc_variant_names[v], n, &cells[c], t);
     }
+    for (int c = 0; c < COUNTS; c++) {
+      cells[c].refused = why[v];
+    }
     print_row("-", 0, lc_variant_names[v], cells);
-    BC_CUDA(cudaGraphExecDestroy(e));
+    if (e != NULL) {
+      BC_CUDA(cudaGraphExecDestroy(e));
+    }
   }
+  refusals(why);
 }
 
 /* (b) and (c) for one body size and k, N = counts. */
 static void chained(const bc *b, const lc_dev *d, int s, int kk) {
   const int k = ks[kk];
   cudaGraphExec_t w[LC_VARIANTS];
+  cudaError_t why[LC_VARIANTS];
   for (int v = 0; v < LC_VARIANTS; v++) {
-    w[v] = instantiate(lc_while_graph(d, (lc_variant)v, k));
+    w[v] = while_exec(d, (lc_variant)v, k, &why[v]);
   }
   cell cells[ROWS][COUNTS];
+  memset(cells, 0, sizeof cells);
   double unrolled_us[COUNTS];
   for (int c = 0; c < COUNTS; c++) {
     const int n = counts[c];
@@ -187,6 +227,10 @@ static void chained(const bc *b, const lc_dev *d, int s, int kk) {
     const double tu = timed(b, d, u, n);
     unrolled_us[c] = tu;
     for (int v = 0; v < LC_VARIANTS; v++) {
+      cells[v][c].refused = why[v];
+      if (w[v] == NULL) {
+        continue;
+      }
       cells[v][c].right =
           u_right && while_right(d, w[v], (lc_variant)v, k, n);
       const double t = timed(b, d, w[v], n);
@@ -212,8 +256,11 @@ static void chained(const bc *b, const lc_dev *d, int s, int kk) {
               r < LC_VARIANTS ? lc_variant_names[r] : "unrolled + 1 kernel",
               cells[r]);
   }
+  refusals(why);
   for (int v = 0; v < LC_VARIANTS; v++) {
-    BC_CUDA(cudaGraphExecDestroy(w[v]));
+    if (w[v] != NULL) {
+      BC_CUDA(cudaGraphExecDestroy(w[v]));
+    }
   }
 }
 
@@ -262,6 +309,7 @@ int main(int argc, char **argv) {
   b.stream = d.stream;
   struct cudaDeviceProp prop;
   BC_CUDA(cudaGetDeviceProperties(&prop, 0));
+  d.major = prop.major;
   printf("bench_loop_cost on %s: GPU time a launch, median of %d\n",
          prop.name, b.reps);
   pure_iteration(&b, &d);

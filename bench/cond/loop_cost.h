@@ -47,6 +47,12 @@ lc_op lc_step(cudaGraphConditionalHandle h, uint32_t *index,
 lc_op lc_cond(cudaGraphConditionalHandle h, uint32_t *it,
               const int32_t *trip);
 
+/* lc_step after cudaGridDependencySynchronize: for a programmatic edge
+ * from the microbatch's last kernel, so that its launch overlaps that
+ * kernel's tail (sm_90 and newer; the wait makes the index write safe). */
+lc_op lc_step_after(cudaGraphConditionalHandle h, uint32_t *index,
+                    const int32_t *trip);
+
 /* *word += 1 (no condition). */
 lc_op lc_bump(uint32_t *word);
 
@@ -67,6 +73,7 @@ typedef struct lc_dev {
   uint32_t *slots;   /* [LC_HIST] = 0, 1, ... (unrolled indices) */
   uint32_t *scratch; /* the unrolled graph's extra kernel's word */
   int32_t *trip;
+  int major; /* compute capability: programmatic edges need 9 */
 } lc_dev;
 
 /* Where the loop's bookkeeping goes (loop_cost_graphs.c). */
@@ -76,12 +83,16 @@ typedef enum lc_variant {
   LC_TAIL_PARALLEL, /* cond beside; microbatch -> bump(index) */
   LC_HEAD_PARALLEL, /* cond beside; bump(index) -> microbatch */
   LC_HEAD_FUSED,    /* fused (bump + cond) -> microbatch */
+  LC_TAIL_PROGRAMMATIC, /* microbatch -programmatic edge-> step_after */
   LC_VARIANTS
 } lc_variant;
 extern const char *const lc_variant_names[LC_VARIANTS];
 
-/* start -> WHILE(body of variant v, k microbatch kernels). */
-cudaGraph_t lc_while_graph(const lc_dev *d, lc_variant v, int k);
+/* start -> WHILE(body of variant v, k microbatch kernels) into *graph.
+ * Returns what CUDA said to the one call it may refuse (the programmatic
+ * edge); *graph is NULL then. Other failures end the program. */
+cudaError_t lc_while_graph(const lc_dev *d, lc_variant v, int k,
+                           cudaGraph_t *graph);
 /* n microbatches of k kernels in a row, each followed by bump(scratch)
  * when extra. */
 cudaGraph_t lc_unrolled_graph(const lc_dev *d, int k, int n, int extra);

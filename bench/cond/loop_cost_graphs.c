@@ -8,7 +8,7 @@
 
 const char *const lc_variant_names[LC_VARIANTS] = {
     "tail step (plugin)", "tail step, captured", "tail bump, cond beside",
-    "head bump, cond beside", "head fused step"};
+    "head bump, cond beside", "head fused step", "tail step, programmatic"};
 
 static cudaGraphNode_t add(cudaGraph_t g, cudaGraphNode_t after, lc_op op) {
   struct cudaKernelNodeParams p;
@@ -52,8 +52,24 @@ static void captured_body(const lc_dev *d, cudaGraph_t body, int k,
   BC_CUDA(cudaStreamEndCapture(d->stream, &ended)); /* the body itself */
 }
 
-static void fill_body(const lc_dev *d, cudaGraph_t body, lc_variant v, int k,
-                      cudaGraphConditionalHandle h) {
+/* microbatch -> step_after over a programmatic edge (a plain one when
+ * there is no kernel before it). */
+static cudaError_t programmatic_tail(const lc_dev *d, cudaGraph_t body, int k,
+                                     cudaGraphConditionalHandle h) {
+  cudaGraphNode_t last = microbatch(d, body, NULL, k, d->index);
+  cudaGraphNode_t step = add(body, NULL, lc_step_after(h, d->index, d->trip));
+  if (last == NULL) {
+    return cudaSuccess;
+  }
+  cudaGraphEdgeData edge;
+  memset(&edge, 0, sizeof edge);
+  edge.from_port = cudaGraphKernelNodePortProgrammatic;
+  edge.type = cudaGraphDependencyTypeProgrammatic;
+  return cudaGraphAddDependencies(body, &last, &step, &edge, 1);
+}
+
+static cudaError_t fill_body(const lc_dev *d, cudaGraph_t body, lc_variant v,
+                             int k, cudaGraphConditionalHandle h) {
   switch (v) {
     case LC_TAIL:
       (void)add(body, microbatch(d, body, NULL, k, d->index),
@@ -72,12 +88,15 @@ static void fill_body(const lc_dev *d, cudaGraph_t body, lc_variant v, int k,
       (void)microbatch(d, body, add(body, NULL, lc_bump(d->index)), k,
                        d->index);
       break;
-    default:
+    case LC_HEAD_FUSED:
       (void)microbatch(d, body, add(body, NULL,
                                     lc_fused(h, d->index, d->trip)),
                        k, d->index);
       break;
+    default:
+      return programmatic_tail(d, body, k, h);
   }
+  return cudaSuccess;
 }
 
 static int head(lc_variant v) {
@@ -88,7 +107,8 @@ uint32_t lc_final_index(lc_variant v, int trip) {
   return head(v) ? (uint32_t)(trip - 1) : (uint32_t)trip;
 }
 
-cudaGraph_t lc_while_graph(const lc_dev *d, lc_variant v, int k) {
+cudaError_t lc_while_graph(const lc_dev *d, lc_variant v, int k,
+                           cudaGraph_t *graph) {
   cudaGraph_t g = NULL;
   cudaGraphConditionalHandle h = 0;
   BC_CUDA(cudaGraphCreate(&g, 0));
@@ -103,8 +123,14 @@ cudaGraph_t lc_while_graph(const lc_dev *d, lc_variant v, int k) {
   p.conditional.size = 1;
   cudaGraphNode_t node = NULL;
   BC_CUDA(cudaGraphAddNode(&node, g, &start, NULL, 1, &p));
-  fill_body(d, p.conditional.phGraph_out[0], v, k, h);
-  return g;
+  const cudaError_t err = fill_body(d, p.conditional.phGraph_out[0], v, k, h);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    BC_CUDA(cudaGraphDestroy(g));
+    g = NULL;
+  }
+  *graph = g;
+  return err;
 }
 
 cudaGraph_t lc_unrolled_graph(const lc_dev *d, int k, int n, int extra) {

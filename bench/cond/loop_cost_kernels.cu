@@ -30,18 +30,30 @@ __device__ unsigned below(uint32_t count, const int32_t *trip) {
   return static_cast<int64_t>(count) < static_cast<int64_t>(*trip) ? 1u : 0u;
 }
 
+/* *count += 1, condition *count < *trip. */
+__device__ void advance(cudaGraphConditionalHandle h, uint32_t *count,
+                        const int32_t *trip) {
+  const uint32_t next = *count + 1u;
+  *count = next;
+  cudaGraphSetConditional(h, below(next, trip));
+}
+
 __global__ void step(cudaGraphConditionalHandle h, uint32_t *index,
                      const int32_t *trip) {
-  const uint32_t next = *index + 1u;
-  *index = next;
-  cudaGraphSetConditional(h, below(next, trip));
+  advance(h, index, trip);
+}
+
+__global__ void step_after(cudaGraphConditionalHandle h, uint32_t *index,
+                           const int32_t *trip) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+  advance(h, index, trip);
 }
 
 __global__ void cond(cudaGraphConditionalHandle h, uint32_t *it,
                      const int32_t *trip) {
-  const uint32_t next = *it + 1u;
-  *it = next;
-  cudaGraphSetConditional(h, below(next, trip));
+  advance(h, it, trip);
 }
 
 __global__ void bump(uint32_t *word) { *word += 1u; }
@@ -103,7 +115,7 @@ extern "C" lc_op lc_start(cudaGraphConditionalHandle h, uint32_t *index,
   return op;
 }
 
-/* The three condition kernels take the same arguments. */
+/* The condition kernels take the same arguments. */
 static lc_op conditional(const void *fn, cudaGraphConditionalHandle h,
                          uint32_t *word, const int32_t *trip) {
   lc_op op = one_thread(fn);
@@ -116,6 +128,12 @@ static lc_op conditional(const void *fn, cudaGraphConditionalHandle h,
 extern "C" lc_op lc_step(cudaGraphConditionalHandle h, uint32_t *index,
                          const int32_t *trip) {
   return conditional(reinterpret_cast<const void *>(&step), h, index, trip);
+}
+
+extern "C" lc_op lc_step_after(cudaGraphConditionalHandle h,
+                               uint32_t *index, const int32_t *trip) {
+  return conditional(reinterpret_cast<const void *>(&step_after), h, index,
+                     trip);
 }
 
 extern "C" lc_op lc_cond(cudaGraphConditionalHandle h, uint32_t *it,
