@@ -143,13 +143,21 @@ enum {
 
 /* What a launch for one selection (a group, or all) needs, from host
  * metadata only: its tile layout, which work lists have items (bit
- * 1 << SG_K_LIST_*), how many parameters it selects, and the first of them
- * (index in the caller's array) without a master, or UINT32_MAX. */
+ * 1 << SG_K_LIST_*), how many parameters it selects, the first of them
+ * (index in the caller's array) without a master, or UINT32_MAX, and in
+ * which tile lists (bit 1 << SG_K_LIST_TRANSPOSE, _CAST_TRANSPOSE) every
+ * tile of the selection is whole: its parameter's rows and cols multiples
+ * of 128, W's, Wt's (and, cast-transposed, the master's) rows 16-byte
+ * aligned, no grid to carry (block scaling's transpose). Those launches
+ * take kernel instances without the edge, unaligned and grid code, which
+ * the GPT set's all-whole tiles paid for in speed. 0 is always valid (the
+ * general instances). */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
   uint32_t params;
   uint32_t first_without_master;
+  uint32_t whole;
 } sg_k_plan;
 
 /* The plan of the parameters of `group` (SG_K_ALL_GROUPS: all). O(count). */
@@ -204,8 +212,10 @@ uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t ker
  * equals `group` (SG_K_ALL_GROUPS: all), the tile kernels dealt as
  * plan->layout (the narrow layout where the device has no room for the
  * wide one). `plan` must describe that selection of the table's parameters
- * (sg_k_refresh_plan over the array the table was built from): a list it
- * leaves out is not launched. No allocation, no synchronisation, no reads
+ * (sg_k_refresh_plan over the array the table was built from, or over a
+ * superset of that selection): a list it leaves out is not launched, and a
+ * whole bit it sets is trusted (the whole instances move every tile as a
+ * full aligned 128 x 128 one). No allocation, no synchronisation, no reads
  * of device memory by the host, no attribute or occupancy query: legal
  * inside a stream capture. noop_flag: a device int32, or NULL; when it is
  * nonzero at run time every kernel does nothing. Returns

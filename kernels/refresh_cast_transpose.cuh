@@ -137,7 +137,10 @@ struct sg_k_ct_issuer {
   uint32_t unit, units;
 };
 
-/* Makes item `local` of v (descriptor p) the tile being issued. */
+/* Makes item `local` of v (descriptor p) the tile being issued. WHOLE: the
+ * launch's plan says every tile is whole and aligned (sg_k_plan.whole), so
+ * each is staged and drains as vectors; the instance has no other path. */
+template <bool WHOLE>
 __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_view &v,
                                                  uint32_t p, uint64_t local) {
   uint64_t r0, c0;
@@ -146,12 +149,12 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
   const uint32_t cols = static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE}));
   const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
   const uint32_t unit_rows = sg_k_unit_rows(bf16);
-  const bool staged = cols == SG_K_TILE && (v.vec & SG_K_VEC_MASTER) != 0 &&
-                      (v.vec & SG_K_VEC_W) != 0;
+  const bool staged = WHOLE || (cols == SG_K_TILE && (v.vec & SG_K_VEC_MASTER) != 0 &&
+                                (v.vec & SG_K_VEC_W) != 0);
   uint32_t flags = (v.format == SG_K_FP8_E5M2 ? SG_K_CT_E5M2 : 0u) | (bf16 ? SG_K_CT_BF16 : 0u) |
                    (staged ? SG_K_CT_STAGED : 0u) |
                    ((v.vec & SG_K_VEC_MASTER) != 0 ? SG_K_CT_VEC_MASTER : 0u);
-  if (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0) {
+  if (WHOLE || (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0)) {
     flags |= SG_K_CT_VEC_WT;
   }
   is.tile = sg_k_ct_job{v.master + (r0 * v.ld_master + c0) * (bf16 ? 2u : 4u),
@@ -173,11 +176,12 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
 
 /* Takes the cursor's next tile and starts loading the view of the one
  * after; false past the block's last one. */
+template <bool WHOLE>
 __device__ __forceinline__ bool sg_k_ct_take_tile(sg_k_ct_issuer &is) {
   if (!sg_k_cursor_item(is.cur, 0)) {
     return false;
   }
-  sg_k_ct_set_tile(is, is.cur.view[0], is.cur.p[0], is.cur.j - is.cur.view[0].first);
+  sg_k_ct_set_tile<WHOLE>(is, is.cur.view[0], is.cur.p[0], is.cur.j - is.cur.view[0].first);
   sg_k_cursor_advance(is.cur);
   return true;
 }
@@ -185,17 +189,17 @@ __device__ __forceinline__ bool sg_k_ct_take_tile(sg_k_ct_issuer &is) {
 /* Issues the next unit into stage s: its master rows (when staged), its job
  * and its parameter's amax fields. Past the block's last tile the job says
  * SG_K_CT_END. */
-template <class Ring>
+template <bool WHOLE, class Ring>
 __device__ __forceinline__ void sg_k_ct_issue(Ring &ring, uint32_t s,
                                               sg_k_ct_issuer &is) {
-  if (is.unit == is.units && !sg_k_ct_take_tile(is)) {
+  if (is.unit == is.units && !sg_k_ct_take_tile<WHOLE>(is)) {
     if (threadIdx.x == 0) {
       ring.job[s].p = SG_K_CT_END;
     }
     return;
   }
   sg_k_ct_job job = is.tile;
-  if ((job.flags & SG_K_CT_STAGED) != 0) {
+  if (WHOLE || (job.flags & SG_K_CT_STAGED) != 0) {
     const bool bf16 = (job.flags & SG_K_CT_BF16) != 0;
     job.row0 = is.unit * sg_k_unit_rows(bf16);
     job.rows = min(job.tile_rows - job.row0, sg_k_unit_rows(bf16));
@@ -267,34 +271,38 @@ __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job,
   }
 }
 
-template <uint32_t FMT, uint32_t DT>
+template <bool WHOLE, uint32_t FMT, uint32_t DT>
 __device__ __forceinline__ void sg_k_ct_convert_as(const uint4 *stage, const sg_k_ct_job &job,
                                                    float s, sg_k_tile_smem &code,
                                                    uint32_t &amax_bits) {
-  if ((job.flags & SG_K_CT_STAGED) != 0) {
+  if (WHOLE || (job.flags & SG_K_CT_STAGED) != 0) {
     sg_k_ct_convert_staged<FMT, DT>(stage, job, s, code, amax_bits);
-  } else {
+  } else if constexpr (!WHOLE) {
     sg_k_ct_convert_elements<FMT, DT>(job, s, code, amax_bits);
   }
 }
 
+template <bool WHOLE>
 __device__ __forceinline__ void sg_k_ct_convert(const uint4 *stage, const sg_k_ct_job &job,
                                                 float s, sg_k_tile_smem &code,
                                                 uint32_t &amax_bits) {
+  constexpr uint32_t E4 = SG_K_FP8_E4M3, E5 = SG_K_FP8_E5M2;
+  constexpr uint32_t F32 = SG_K_MASTER_FP32, B16 = SG_K_MASTER_BF16;
   const bool bf16 = (job.flags & SG_K_CT_BF16) != 0;
   if ((job.flags & SG_K_CT_E5M2) == 0) {
-    bf16 ? sg_k_ct_convert_as<SG_K_FP8_E4M3, SG_K_MASTER_BF16>(stage, job, s, code, amax_bits)
-         : sg_k_ct_convert_as<SG_K_FP8_E4M3, SG_K_MASTER_FP32>(stage, job, s, code, amax_bits);
+    bf16 ? sg_k_ct_convert_as<WHOLE, E4, B16>(stage, job, s, code, amax_bits)
+         : sg_k_ct_convert_as<WHOLE, E4, F32>(stage, job, s, code, amax_bits);
   } else {
-    bf16 ? sg_k_ct_convert_as<SG_K_FP8_E5M2, SG_K_MASTER_BF16>(stage, job, s, code, amax_bits)
-         : sg_k_ct_convert_as<SG_K_FP8_E5M2, SG_K_MASTER_FP32>(stage, job, s, code, amax_bits);
+    bf16 ? sg_k_ct_convert_as<WHOLE, E5, B16>(stage, job, s, code, amax_bits)
+         : sg_k_ct_convert_as<WHOLE, E5, F32>(stage, job, s, code, amax_bits);
   }
 }
 
+template <bool WHOLE>
 __device__ __forceinline__ void sg_k_ct_drain(const sg_k_tile_smem &code, const sg_k_ct_tile &t) {
-  if ((t.flags & SG_K_CT_VEC_WT) != 0) {
+  if (WHOLE || (t.flags & SG_K_CT_VEC_WT) != 0) {
     sg_k_tile_drain<true>(code, t.wt, t.ld_wt, t.rows, t.cols);
-  } else {
+  } else if constexpr (!WHOLE) {
     sg_k_tile_drain<false>(code, t.wt, t.ld_wt, t.rows, t.cols);
   }
 }
@@ -345,7 +353,7 @@ __device__ __forceinline__ void sg_k_ct_flush(const Ring &ring, const sg_k_desc 
 /* At a tile's first unit (or the end): drains the previous tile, ends the
  * run when the parameter changes, starts the new tile's drain record and
  * run. Returns false at the end. */
-template <class Ring>
+template <bool WHOLE, class Ring>
 __device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
                                                   bool &have_tile, uint32_t &parity,
                                                   sg_k_ct_run &run, sg_k_ct_run &pending,
@@ -353,7 +361,7 @@ __device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
   const sg_k_ct_job &job = ring.job[now];
   const uint32_t p = job.p;
   if (have_tile) {
-    sg_k_ct_drain(ring.code[parity], ring.drain[parity]);
+    sg_k_ct_drain<WHOLE>(ring.code[parity], ring.drain[parity]);
     parity ^= 1u;
   }
   if (run.p != SG_K_CT_END && p != run.p) {
@@ -389,7 +397,7 @@ __device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
  * between two buffers, and the barriers in between order each buffer's
  * drain before its refill. A run's amax is stashed when the run ends and
  * merged by thread 0 after the next barrier. */
-template <class Ring>
+template <bool WHOLE, class Ring>
 __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor cur,
                                                     const sg_k_desc *descs,
                                                     sg_k_scratch *scratch) {
@@ -403,7 +411,7 @@ __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor c
   sg_k_ct_issuer is{descs, scratch, cur, {}, nullptr, 0, 0};
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {
-    sg_k_ct_issue(ring, k, is);
+    sg_k_ct_issue<WHOLE>(ring, k, is);
     sg_k_cp_async_commit();
   }
   bool have_tile = false;
@@ -424,12 +432,12 @@ __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor c
     const uint32_t now = k % S;
     const sg_k_ct_job &job = ring.job[now];
     if ((job.p == SG_K_CT_END || (job.flags & SG_K_CT_FIRST) != 0) &&
-        !sg_k_ct_next_tile(ring, now, have_tile, parity, run, pending, amax_bits)) {
+        !sg_k_ct_next_tile<WHOLE>(ring, now, have_tile, parity, run, pending, amax_bits)) {
       break;
     }
-    sg_k_ct_issue(ring, (k + S - 1) % S, is);
+    sg_k_ct_issue<WHOLE>(ring, (k + S - 1) % S, is);
     sg_k_cp_async_commit();
-    sg_k_ct_convert(ring.stage[now], job, ring.param[now].s, ring.code[parity], amax_bits);
+    sg_k_ct_convert<WHOLE>(ring.stage[now], job, ring.param[now].s, ring.code[parity], amax_bits);
   }
   __syncthreads();
   if (pending.p != SG_K_CT_END && threadIdx.x == 0) {

@@ -37,8 +37,10 @@ struct sg_k_transpose_ring {
 
 /* Starts loading tile `local` of v into sh and records its job. Whole
  * aligned rows go by cp.async (the caller waits for them); edge and
- * unaligned tiles are gathered here, as aligned words. */
-template <class Chunk>
+ * unaligned tiles are gathered here, as aligned words. WHOLE: the launch's
+ * plan says every tile is a whole aligned one (sg_k_plan.whole), and this
+ * instance has no other path. */
+template <class Chunk, bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
                                                      const sg_k_view &v, uint64_t local) {
   uint64_t r0, c0;
@@ -47,17 +49,18 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
   const uint32_t cols = static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE}));
   const uint8_t *src = v.w + r0 * v.ld_w + c0;
   const uint64_t ld_w = v.ld_w;
-  if (cols == SG_K_TILE && (v.vec & SG_K_VEC_W) != 0) {
+  if (WHOLE || (cols == SG_K_TILE && (v.vec & SG_K_VEC_W) != 0)) {
     const uint32_t q = threadIdx.x & 7u;
-    for (uint32_t row = threadIdx.x >> 3; row < rows; row += SG_K_THREADS / 8) {
+    const uint32_t n = WHOLE ? SG_K_TILE : rows;
+    for (uint32_t row = threadIdx.x >> 3; row < n; row += SG_K_THREADS / 8) {
       sg_k_cp_async16(&sh.chunk[sg_k_slot(row, q)], src + row * ld_w + 16u * q);
     }
-  } else {
+  } else if constexpr (!WHOLE) {
     sg_k_tile_fill_gather(sh, src, ld_w, rows, cols, v.w, v.w + (v.rows - 1) * ld_w + v.cols);
   }
   if (threadIdx.x == 0) {
     job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols,
-                        rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0, 0};
+                        WHOLE || (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0), 0};
   }
 }
 
@@ -76,15 +79,15 @@ __device__ __forceinline__ void sg_k_transpose_grid(const sg_k_desc &d, const sg
 
 /* Issues the cursor's chunk into stage s (a job with rows 0 where the chunk
  * has no item) and moves the cursor on. */
-template <class Chunk>
+template <class Chunk, bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_issue_chunk(
     sg_k_transpose_ring<Chunk> &ring, uint32_t s, sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur) {
 #pragma unroll
   for (uint32_t t = 0; t < Chunk::K; t++) {
     if (sg_k_cursor_item(cur, t)) {
       const uint64_t local = cur.j + t - cur.view[t].first;
-      sg_k_transpose_issue<Chunk>(ring.tile[s][t], ring.job[s][t], cur.view[t], local);
-      if (threadIdx.x == 0 && (cur.view[t].vec & SG_K_VEC_GRID) != 0) {
+      sg_k_transpose_issue<Chunk, WHOLE>(ring.tile[s][t], ring.job[s][t], cur.view[t], local);
+      if (!WHOLE && threadIdx.x == 0 && (cur.view[t].vec & SG_K_VEC_GRID) != 0) {
         sg_k_transpose_grid<Chunk>(cur.descs[cur.p[t]], cur.view[t], local);
       }
     } else if (threadIdx.x == 0) {
@@ -94,11 +97,12 @@ __device__ __forceinline__ void sg_k_transpose_issue_chunk(
   sg_k_cursor_advance(cur);
 }
 
+template <bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_drain(const sg_k_tile_smem &sh,
                                                      const sg_k_tile_job &job) {
   if (job.vec != 0) {
     sg_k_tile_drain<true>(sh, job.wt, job.ld_wt, job.rows, job.cols);
-  } else if (job.rows != 0) {
+  } else if (!WHOLE && job.rows != 0) {
     sg_k_tile_drain<false>(sh, job.wt, job.ld_wt, job.rows, job.cols);
   }
 }
@@ -109,13 +113,13 @@ __device__ __forceinline__ void sg_k_transpose_drain(const sg_k_tile_smem &sh,
  * cp.async group (empty near the end), so "all but the newest group done"
  * means chunk k. Jobs are the same for all threads, so all leave the loop
  * together. */
-template <class Chunk>
+template <class Chunk, bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chunk> &ring,
                                                         sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> cur) {
   constexpr uint32_t S = sg_k_transpose_ring<Chunk>::kStages;
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {
-    sg_k_transpose_issue_chunk(ring, k, cur);
+    sg_k_transpose_issue_chunk<Chunk, WHOLE>(ring, k, cur);
     sg_k_cp_async_commit();
   }
 #pragma unroll 1
@@ -128,9 +132,9 @@ __device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chun
     }
 #pragma unroll
     for (uint32_t t = 0; t < Chunk::K; t++) {
-      sg_k_transpose_drain(ring.tile[now][t], ring.job[now][t]);
+      sg_k_transpose_drain<WHOLE>(ring.tile[now][t], ring.job[now][t]);
     }
-    sg_k_transpose_issue_chunk(ring, (k + S - 1) % S, cur);
+    sg_k_transpose_issue_chunk<Chunk, WHOLE>(ring, (k + S - 1) % S, cur);
     sg_k_cp_async_commit();
   }
 }

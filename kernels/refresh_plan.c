@@ -10,6 +10,11 @@ SG_K_STATIC_ASSERT((int)SG_K_KERNEL_CAST == (int)SG_K_MODE_CAST &&
                        (int)SG_K_KERNEL_CAST_TRANSPOSE == (int)SG_K_MODE_CAST_TRANSPOSE,
                    "a cast mode's kernel and work list share the mode's number");
 
+/* The lists whose tiles can be whole (sg_k_plan.whole): none of an empty
+ * selection is partial. */
+static const uint32_t kTileLists =
+    1u << SG_K_LIST_TRANSPOSE | 1u << SG_K_LIST_CAST_TRANSPOSE;
+
 /* A selection's running sums. */
 typedef struct plan_sums {
   uint64_t tiles, wide;
@@ -19,7 +24,7 @@ typedef struct plan_sums {
 static void sums_start(plan_sums *s) {
   s->tiles = 0;
   s->wide = 0;
-  s->plan = (sg_k_plan){SG_K_LAYOUT_NARROW, 0, 0, UINT32_MAX};
+  s->plan = (sg_k_plan){SG_K_LAYOUT_NARROW, 0, 0, UINT32_MAX, kTileLists};
 }
 
 /* Adds parameter p, index `index` in the caller's array; indices come in
@@ -33,6 +38,7 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
   for (uint32_t l = 0; l < SG_K_LIST_COUNT; l++) {
     s->plan.lists |= items[l] > 0 ? 1u << l : 0u;
   }
+  s->plan.whole &= sg_k_whole_lists(p);
   s->plan.params++;
   if (p->master_dtype == SG_K_MASTER_NONE && s->plan.first_without_master == UINT32_MAX) {
     s->plan.first_without_master = index;

@@ -1,8 +1,9 @@
 /* The refresh kernels bit-exact against the CPU reference (refresh_fixture.h
  * says how a check covers outputs, guards and untouched bytes): random and
  * edge shapes, thousands of parameters, every mode (the tile modes in both
- * layouts), both formats, FP32 and BF16 masters, the three recipes (delayed,
- * current and 128x128 block scaling, partial edge blocks included), group
+ * layouts, and on whole tiles in their whole and general instances), both
+ * formats, FP32 and BF16 masters, the three recipes (delayed, current and
+ * 128x128 block scaling, partial edge blocks included), group
  * filters, the no-op flag, graph capture and replay, a table rebuilt under a
  * captured graph, special scales and the computed scales' edge values.
  *
@@ -24,14 +25,17 @@
 
 enum { kCapacity = 4096 };
 /* Every mode, the tile modes in both layouts (which must give the same
- * bytes for any table). */
+ * bytes for any table), with the plan's whole-tile bits as computed
+ * (whole_mask ~0) or cleared (0: the general instances). */
 struct launch_kind {
-  uint32_t mode, layout;
+  uint32_t mode, layout, whole_mask;
 };
 static const launch_kind kKinds[] = {
-    {SG_K_MODE_TRANSPOSE, SG_K_LAYOUT_NARROW},      {SG_K_MODE_TRANSPOSE, SG_K_LAYOUT_WIDE},
-    {SG_K_MODE_CAST, SG_K_LAYOUT_NARROW},           {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_NARROW},
-    {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_WIDE}};
+    {SG_K_MODE_TRANSPOSE, SG_K_LAYOUT_NARROW, ~0u},
+    {SG_K_MODE_TRANSPOSE, SG_K_LAYOUT_WIDE, ~0u},
+    {SG_K_MODE_CAST, SG_K_LAYOUT_NARROW, ~0u},
+    {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_NARROW, ~0u},
+    {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_WIDE, ~0u}};
 
 static sg_fx_rng g_rng;
 static sg_k_refresh_device g_device;
@@ -65,13 +69,15 @@ static void build_table(const sg_fx_case *c, uint32_t count) {
 static sg_k_plan plan_for(uint32_t count, uint32_t group, launch_kind k) {
   sg_k_plan plan = sg_k_refresh_plan(g_params, count, group);
   plan.layout = k.layout;
+  plan.whole &= k.whole_mask;
   return plan;
 }
 
 static void expect_equal(sg_fx_case *c, const char *what, launch_kind k, uint32_t group) {
   char msg[640];
-  ck_assert_msg(sg_fx_compare(c, msg, sizeof msg) == 0, "%s, mode %u, layout %u, group %d: %s",
-                what, k.mode, k.layout, static_cast<int>(group), msg);
+  ck_assert_msg(sg_fx_compare(c, msg, sizeof msg) == 0,
+                "%s, mode %u, layout %u, whole mask %x, group %d: %s", what, k.mode, k.layout,
+                k.whole_mask, static_cast<int>(group), msg);
 }
 
 /* Uploads c's initial bytes, runs one eager launch and checks the arena
@@ -134,6 +140,32 @@ START_TEST(random_shapes) {
 }
 END_TEST
 
+/* How a listed shape's spec varies: its recipe, W, Wt and master off
+ * 16-byte alignment, padded rows (elements), power-of-two computed scales
+ * (not for delayed scaling), a delayed slice that splits rows. */
+struct listed {
+  uint32_t recipe, misalign;
+  uint64_t pad;
+  bool pow2, sliced;
+};
+
+/* A spec of `shape` in format and master dtype `variety` (0..3: E4M3 and
+ * E5M2, each with FP32 then BF16 masters), varied as l says. */
+static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety, listed l) {
+  sg_fx_random_spec(&g_rng, 64, s);
+  s->rows = shape[0];
+  s->cols = shape[1];
+  s->format = variety % 2;
+  s->master_dtype = variety < 2 ? SG_K_MASTER_FP32 : SG_K_MASTER_BF16;
+  s->misalign = l.misalign;
+  s->pad_w = s->pad_wt = s->pad_m = l.pad;
+  s->recipe = l.recipe;
+  const bool pow2 = l.recipe != SG_K_RECIPE_DELAYED && l.pow2;
+  s->recipe_flags = pow2 ? uint32_t{SG_K_POW2_SCALES} : 0u;
+  s->range_begin = l.sliced ? s->rows * s->cols / 3 : 0;
+  s->range_end = l.sliced ? s->rows * s->cols - s->range_begin : 0;
+}
+
 /* Each listed shape with every format and master dtype, aligned and not,
  * in every recipe: delayed scaling owning all of it or a slice that splits
  * rows, current and block scaling (partial edge blocks in most shapes)
@@ -148,22 +180,46 @@ START_TEST(edge_shapes) {
     for (uint32_t variant = 0; variant < 2; variant++) {
       const bool sliced = variant != 0 && recipe == SG_K_RECIPE_DELAYED;
       for (uint32_t i = 0; i < 4 * n; i++) {
-        sg_fx_spec *s = &specs[i];
-        sg_fx_random_spec(&g_rng, 64, s);
-        s->rows = shapes[i % n][0];
-        s->cols = shapes[i % n][1];
-        s->format = (i / n) % 2;
-        s->master_dtype = (i / n) < 2 ? SG_K_MASTER_FP32 : SG_K_MASTER_BF16;
-        s->misalign = variant;
-        s->pad_w = s->pad_wt = s->pad_m = variant * 3;
-        s->recipe = recipe;
-        const bool pow2 = recipe != SG_K_RECIPE_DELAYED && variant != 0;
-        s->recipe_flags = pow2 ? uint32_t{SG_K_POW2_SCALES} : 0u;
-        s->range_begin = sliced ? s->rows * s->cols / 3 : 0;
-        s->range_end = sliced ? s->rows * s->cols - s->range_begin : 0;
+        const listed l = {recipe, variant, variant * 3u, variant != 0, sliced};
+        listed_spec(&specs[i], shapes[i % n], i / n, l);
       }
       check_specs(specs, 4 * n);
     }
+  }
+}
+END_TEST
+
+/* Whole aligned tiles only, as the GPT set has: the plan picks the whole
+ * instances of both tile kernels (block scaling's transpose, which carries
+ * the grid, excepted), and they give the reference's bytes, as do the
+ * general instances (the plan's whole bits cleared) on the same table. */
+START_TEST(whole_tiles) {
+  static const uint64_t shapes[][2] = {{128, 128}, {256, 384}, {384, 256}, {512, 128},
+                                       {128, 1024}};
+  const uint32_t n = sizeof shapes / sizeof shapes[0];
+  sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
+  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
+    for (uint32_t i = 0; i < 4 * n; i++) {
+      /* padded by 16: rows stay 16-byte aligned */
+      const listed l = {recipe, 0, 16u * (i % 2), i % 2 != 0,
+                        recipe == SG_K_RECIPE_DELAYED && i % 3 == 0};
+      listed_spec(&specs[i], shapes[i % n], i / n, l);
+    }
+    sg_fx_case c;
+    SG_CHECK_CUDA(sg_fx_case_init(&c, specs, 4 * n, &g_rng));
+    build_table(&c, 4 * n);
+    const uint32_t t = 1u << SG_K_LIST_TRANSPOSE;
+    const uint32_t ct = 1u << SG_K_LIST_CAST_TRANSPOSE;
+    ck_assert_uint_eq(sg_k_refresh_plan(g_params, 4 * n, SG_K_ALL_GROUPS).whole,
+                      recipe == SG_K_RECIPE_BLOCK ? ct : t | ct);
+    for (launch_kind k : kKinds) {
+      for (uint32_t mask : {~0u, 0u}) {
+        k.whole_mask = mask;
+        check_kind(&c, k, SG_K_ALL_GROUPS);
+        check_kind(&c, k, static_cast<uint32_t>(sg_fx_below(&g_rng, 4)));
+      }
+    }
+    sg_fx_case_free(&c);
   }
 }
 END_TEST
@@ -362,6 +418,7 @@ int main(void) {
   Suite *s = suite_create("refresh_kernels");
   tcase_add_test(new_case(s, "random_shapes"), random_shapes);
   tcase_add_test(new_case(s, "edge_shapes"), edge_shapes);
+  tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
   tcase_add_test(new_case(s, "special_scales"), special_scales);
   tcase_add_test(new_case(s, "computed_scale_edges"), computed_scale_edges);

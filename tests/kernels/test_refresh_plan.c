@@ -1,7 +1,8 @@
 /* The launch plans without a GPU (refresh.h: sg_k_refresh_plan and the
  * group plans a caller keeps): which work lists a selection has, its first
- * parameter without a master, every group's plan equal to the plan of that
- * group alone, the search, and the kernels each mode runs in order. */
+ * parameter without a master, in which tile lists every tile is whole,
+ * every group's plan equal to the plan of that group alone, the search, and
+ * the kernels each mode runs in order. */
 #include <check.h>
 #include <string.h>
 
@@ -68,6 +69,59 @@ START_TEST(first_without_master_and_group_selection) {
 }
 END_TEST
 
+#define WHOLE_T LIST(SG_K_LIST_TRANSPOSE)
+#define WHOLE_CT LIST(SG_K_LIST_CAST_TRANSPOSE)
+
+static uint32_t whole_of(const sg_k_param *p, uint32_t n) {
+  return sg_k_refresh_plan(p, n, SG_K_ALL_GROUPS).whole;
+}
+
+/* A parameter of rows x cols (W, Wt and a BF16 master dense, aligned). */
+static sg_k_param shaped(uint32_t recipe, uint64_t rows, uint64_t cols) {
+  sg_k_param p = param(recipe, 1, 0);
+  p.rows = rows;
+  p.cols = p.ld_w = p.ld_master = cols;
+  p.ld_wt = rows;
+  return p;
+}
+
+/* Whole: multiples of 128 both ways, every row of W, Wt (and, for the
+ * cast-transpose, the master) 16-byte aligned, and no grid for the
+ * transpose to carry; a list a parameter has no tiles in stays whole; one
+ * partial parameter makes the selection partial; nothing selected is
+ * whole. */
+START_TEST(whole_tiles) {
+  const sg_k_param gpt = shaped(SG_K_RECIPE_DELAYED, 2048, 8192);
+  ck_assert_uint_eq(whole_of(&gpt, 1), WHOLE_T | WHOLE_CT);
+  ck_assert_uint_eq(whole_of(NULL, 0), WHOLE_T | WHOLE_CT);
+  const sg_k_param current = shaped(SG_K_RECIPE_CURRENT, 256, 384);
+  ck_assert_uint_eq(whole_of(&current, 1), WHOLE_T | WHOLE_CT);
+  const sg_k_param block = shaped(SG_K_RECIPE_BLOCK, 256, 384);
+  ck_assert_uint_eq(whole_of(&block, 1), WHOLE_CT); /* no cast-transpose tiles */
+  sg_k_param bare = shaped(SG_K_RECIPE_DELAYED, 128, 128);
+  bare.master_dtype = SG_K_MASTER_NONE;
+  bare.master = NULL;
+  bare.ld_master = 0;
+  ck_assert_uint_eq(whole_of(&bare, 1), WHOLE_T | WHOLE_CT);
+  const sg_k_param edge_rows = shaped(SG_K_RECIPE_DELAYED, 4097, 4096);
+  const sg_k_param edge_cols = shaped(SG_K_RECIPE_DELAYED, 4096, 4099);
+  ck_assert_uint_eq(whole_of(&edge_rows, 1), 0);
+  ck_assert_uint_eq(whole_of(&edge_cols, 1), 0);
+  sg_k_param w_off = gpt;
+  w_off.w += 8;
+  ck_assert_uint_eq(whole_of(&w_off, 1), 0);
+  sg_k_param wt_ld = gpt;
+  wt_ld.ld_wt = gpt.rows + 8;
+  ck_assert_uint_eq(whole_of(&wt_ld, 1), 0);
+  sg_k_param m_ld = gpt;
+  m_ld.ld_master = gpt.cols + 4; /* 8 bytes past a 16-byte row */
+  ck_assert_uint_eq(whole_of(&m_ld, 1), WHOLE_T);
+  const sg_k_param mixed[3] = {gpt, current, edge_cols};
+  ck_assert_uint_eq(whole_of(mixed, 2), WHOLE_T | WHOLE_CT);
+  ck_assert_uint_eq(whole_of(mixed, 3), 0);
+}
+END_TEST
+
 /* Pseudo-random shapes, recipes, masters and groups: every group's kept
  * plan is the plan of that group alone, groups come sorted, and a group
  * nobody has is not found. */
@@ -104,7 +158,7 @@ END_TEST
 /* The amax pass comes before the cast that reads its scales; the block
  * kernels match the mode; a transpose is one kernel whatever the recipes. */
 START_TEST(kernels_in_order) {
-  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX};
+  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0};
   uint32_t k[3];
   plan.lists = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_CAST) |
                LIST(SG_K_LIST_CAST_TRANSPOSE) | LIST(SG_K_LIST_AMAX) | LIST(SG_K_LIST_BLOCK);
@@ -131,6 +185,7 @@ int main(void) {
   TCase *tc = tcase_create("plan");
   tcase_add_test(tc, lists_follow_the_recipes);
   tcase_add_test(tc, first_without_master_and_group_selection);
+  tcase_add_test(tc, whole_tiles);
   tcase_add_loop_test(tc, group_plans_equal_single_plans, 0, 20);
   tcase_add_test(tc, kernels_in_order);
   suite_add_tcase(s, tc);
