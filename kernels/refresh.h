@@ -148,16 +148,21 @@ enum {
  * which tile lists (bit 1 << SG_K_LIST_TRANSPOSE, _CAST_TRANSPOSE) every
  * tile of the selection is whole: its parameter's rows and cols multiples
  * of 128, W's, Wt's (and, cast-transposed, the master's) rows 16-byte
- * aligned, no grid to carry (block scaling's transpose). Those launches
- * take kernel instances without the edge, unaligned and grid code, which
- * the GPT set's all-whole tiles paid for in speed. 0 is always valid (the
- * general instances). */
+ * aligned. Those launches take kernel instances without the edge and
+ * unaligned code, which the GPT set's all-whole tiles paid for in speed.
+ * `grids`: the tile lists (bit 1 << SG_K_LIST_TRANSPOSE only) in which
+ * some selected tile carries a block grid entry (block scaling's
+ * transpose): their whole instance is the one that also moves grids, so the
+ * delayed recipe's keeps no grid code. 0 in whole is always valid (the
+ * general instances); a grids bit may be set for a selection without
+ * grids, never left clear for one with them. */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
   uint32_t params;
   uint32_t first_without_master;
   uint32_t whole;
+  uint32_t grids;
 } sg_k_plan;
 
 /* The plan of the parameters of `group` (SG_K_ALL_GROUPS: all). O(count). */
@@ -215,7 +220,8 @@ uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t ker
  * (sg_k_refresh_plan over the array the table was built from, or over a
  * superset of that selection): a list it leaves out is not launched, and a
  * whole bit it sets is trusted (the whole instances move every tile as a
- * full aligned 128 x 128 one). No allocation, no synchronisation, no reads
+ * full aligned 128 x 128 one), as is a grids bit it leaves clear (that
+ * whole transpose moves no grid). No allocation, no synchronisation, no reads
  * of device memory by the host, no attribute or occupancy query: legal
  * inside a stream capture. noop_flag: a device int32, or NULL; when it is
  * nonzero at run time every kernel does nothing. Returns

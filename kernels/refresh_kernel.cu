@@ -2,7 +2,9 @@
  * the block-scaled casts) and layout, the tile kernels also in a whole-tile
  * instance (sg_k_plan.whole: no edge, unaligned or grid code, so the GPT
  * set's all-whole tiles run the lean loop they had before the recipes and
- * the unaligned path grew the general one), and its launcher. A persistent grid
+ * the unaligned path grew the general one), the transpose in a third, whole
+ * but moving block grids (sg_k_plan.grids: block scaling's transpose ran at
+ * 54-57% of the copy in the general one), and its launcher. A persistent grid
  * (as many blocks as fit on the GPU at once) walks a work list of the
  * launch's group in the device table. A launch runs the kernels its plan
  * names, one after another on the stream; every attribute and occupancy
@@ -94,10 +96,14 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
   }
 }
 
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
+/* WHOLE: the whole-tile instance; GRID (with WHOLE, the transpose only):
+ * the one of them that also moves block grids. */
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool GRID>
 __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>()))
     sg_k_refresh_kernel(const char *base, uint32_t group, const int32_t *noop_flag) {
   static_assert(!WHOLE || sg_k_has_ring(KERNEL), "only the tile kernels have a whole instance");
+  static_assert(!GRID || (WHOLE && KERNEL == SG_K_KERNEL_TRANSPOSE),
+                "only the transpose's whole instance has a grid variant");
   constexpr uint32_t LIST = sg_k_list_of(KERNEL);
   using Smem = typename sg_k_layout_of<KERNEL, LAYOUT>::Smem;
   extern __shared__ uint4 sg_k_dynamic_smem[];
@@ -113,8 +119,9 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
                                                            sg_k_scratch_offset(capacity));
   if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
     using Chunk = typename sg_k_layout_of<KERNEL, LAYOUT>::Chunk;
-    sg_k_transpose_pipeline<Chunk, WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
-                                          sg_k_cursor_start<LIST, Chunk>(head, descs, group));
+    constexpr bool kGrid = !WHOLE || GRID; /* the general instance moves grids too */
+    sg_k_transpose_pipeline<Chunk, WHOLE, kGrid>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
+                                                 sg_k_cursor_start<LIST, Chunk>(head, descs, group));
   } else if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
     sg_k_cast_transpose<WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
                                sg_k_cursor_start<LIST, sg_k_ct_chunk>(head, descs, group),
@@ -133,38 +140,45 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
  * largest carveout. The other kernels keep the default, which leaves L1
  * room for their loads in flight (the largest carveout cost the cast mode
  * 13% on the GPT set). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool GRID>
 static cudaError_t instance_blocks(int *per_sm) {
   cudaError_t err = cudaSuccess;
   constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<KERNEL, LAYOUT>());
   if (sg_k_has_ring(KERNEL)) {
-    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>,
+    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err == cudaSuccess) {
-      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>,
+      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>,
                                  cudaFuncAttributePreferredSharedMemoryCarveout,
                                  cudaSharedmemCarveoutMaxShared);
     }
   }
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>, SG_K_THREADS, kSmem);
+        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>, SG_K_THREADS, kSmem);
   }
   return err;
 }
 
 /* Blocks of the persistent grid per multiprocessor: one size for a tile
- * kernel's two instances (the smaller; both are bound by the ring's shared
+ * kernel's instances (the smallest; all are bound by the ring's shared
  * memory and the launch bounds, so they agree). */
 template <uint32_t KERNEL, uint32_t LAYOUT>
 static cudaError_t blocks_per_sm(int *per_sm) {
-  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false>(per_sm);
+  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false, false>(per_sm);
   if constexpr (sg_k_has_ring(KERNEL)) {
     int whole = 0;
     if (err == cudaSuccess) {
-      err = instance_blocks<KERNEL, LAYOUT, true>(&whole);
+      err = instance_blocks<KERNEL, LAYOUT, true, false>(&whole);
     }
     *per_sm = whole < *per_sm ? whole : *per_sm;
+  }
+  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
+    int grid = 0;
+    if (err == cudaSuccess) {
+      err = instance_blocks<KERNEL, LAYOUT, true, true>(&grid);
+    }
+    *per_sm = grid < *per_sm ? grid : *per_sm;
   }
   /* A kernel that fits nowhere still gets one block per multiprocessor
    * (the launch then reports why). */
@@ -213,38 +227,47 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
   return err;
 }
 
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false, bool GRID = false>
 static cudaError_t launch_as(const void *table, uint32_t group, const int32_t *noop_flag,
                              const sg_k_refresh_device *dev, cudaStream_t stream) {
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &noop_flag};
   const unsigned per_sm = static_cast<unsigned>(dev->blocks_per_sm[KERNEL][LAYOUT]);
   const dim3 grid(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
-  return cudaLaunchKernel(reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>),
-                          grid, dim3(SG_K_THREADS), args, sg_k_smem_bytes<KERNEL, LAYOUT>(),
+  const void *fn = reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>);
+  return cudaLaunchKernel(fn, grid, dim3(SG_K_THREADS), args, sg_k_smem_bytes<KERNEL, LAYOUT>(),
                           stream);
 }
 
 /* A tile kernel in the layout asked for where the device loaded it. */
-template <uint32_t KERNEL, bool WHOLE>
+template <uint32_t KERNEL, bool WHOLE, bool GRID>
 static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t layout,
                                  const int32_t *noop_flag, const sg_k_refresh_device *dev,
                                  cudaStream_t stream) {
   const bool wide = layout == SG_K_LAYOUT_WIDE && dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE] > 0;
-  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE>(table, group, noop_flag, dev, stream)
-              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE>(table, group, noop_flag, dev, stream);
+  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, GRID>(table, group, noop_flag, dev, stream)
+              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, GRID>(table, group, noop_flag, dev,
+                                                                   stream);
 }
 
 /* ... in its whole instance where the plan says every tile of its list
- * (which shares the kernel's number) is whole. */
+ * (which shares the kernel's number) is whole: for the transpose, the one
+ * that moves grids where the plan says some tile carries one. */
 template <uint32_t KERNEL>
 static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_plan *plan,
                                 const int32_t *noop_flag, const sg_k_refresh_device *dev,
                                 cudaStream_t stream) {
   static_assert(sg_k_list_of(KERNEL) == KERNEL, "a tile kernel's list has its number");
-  return (plan->whole & (1u << KERNEL)) != 0
-             ? launch_layout<KERNEL, true>(table, group, plan->layout, noop_flag, dev, stream)
-             : launch_layout<KERNEL, false>(table, group, plan->layout, noop_flag, dev, stream);
+  const uint32_t layout = plan->layout;
+  if ((plan->whole & (1u << KERNEL)) == 0) {
+    return launch_layout<KERNEL, false, false>(table, group, layout, noop_flag, dev, stream);
+  }
+  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
+    if ((plan->grids & (1u << KERNEL)) != 0) {
+      return launch_layout<KERNEL, true, true>(table, group, layout, noop_flag, dev, stream);
+    }
+  }
+  return launch_layout<KERNEL, true, false>(table, group, layout, noop_flag, dev, stream);
 }
 
 static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t group,

@@ -1,6 +1,7 @@
 /* Host side of the layout choice (refresh.h, sg_k_refresh_layout): which of
  * the two ways of dealing tiles suits the parameters a launch refreshes,
- * and whether its tiles are all whole (the plan's `whole`). The plans
+ * whether its tiles are all whole (the plan's `whole`) and carry grids
+ * (its `grids`). The plans
  * (refresh_plan.c) sum these over a selection. */
 #include <stdbool.h>
 
@@ -30,7 +31,12 @@ uint32_t sg_k_whole_lists(const sg_k_param *p) {
   const bool cast_tiles = p->master_dtype != SG_K_MASTER_NONE && p->recipe != SG_K_RECIPE_BLOCK;
   const bool master = sg_k_rows_aligned16(p->master, p->ld_master,
                                           sg_k_master_elem_bytes(p->master_dtype));
-  const bool t = tiles && p->recipe != SG_K_RECIPE_BLOCK; /* its transpose carries the grid */
   const bool ct = !cast_tiles || (tiles && master);
-  return (t ? 1u << SG_K_LIST_TRANSPOSE : 0u) | (ct ? 1u << SG_K_LIST_CAST_TRANSPOSE : 0u);
+  return (tiles ? 1u << SG_K_LIST_TRANSPOSE : 0u) | (ct ? 1u << SG_K_LIST_CAST_TRANSPOSE : 0u);
+}
+
+/* Block scaling's transpose carries each tile's scale_inv from W's grid to
+ * Wt's; its cast-transpose is in the block list, not a tile list. */
+uint32_t sg_k_grid_lists(const sg_k_param *p) {
+  return p->recipe == SG_K_RECIPE_BLOCK ? 1u << SG_K_LIST_TRANSPOSE : 0u;
 }

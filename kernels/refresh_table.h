@@ -107,11 +107,13 @@ void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]);
 
 /* Whether a parameter's tiles suit the wide layout, and the layout for a
  * selection of `tiles` tiles, `wide` of them suiting it (refresh_layout.c,
- * which says why), for the plans; and the tile lists in which all of a
- * checked parameter's tiles are whole (sg_k_plan.whole's bits). */
+ * which says why), for the plans; the tile lists in which all of a
+ * checked parameter's tiles are whole (sg_k_plan.whole's bits), and those
+ * in which its tiles carry grid entries (sg_k_plan.grids'). */
 bool sg_k_suits_wide(const sg_k_param *p);
 uint32_t sg_k_layout_for(uint64_t tiles, uint64_t wide);
 uint32_t sg_k_whole_lists(const sg_k_param *p);
+uint32_t sg_k_grid_lists(const sg_k_param *p);
 
 /* Byte offsets of the descriptor and scratch arrays from the table's start. */
 SG_K_HOST_DEVICE static inline size_t sg_k_descs_offset(void) { return sizeof(sg_k_table); }

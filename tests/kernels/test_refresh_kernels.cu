@@ -189,17 +189,33 @@ START_TEST(edge_shapes) {
 }
 END_TEST
 
-/* Whole aligned tiles only, as the GPT set has: the plan picks the whole
- * instances of both tile kernels (block scaling's transpose, which carries
- * the grid, excepted), and they give the reference's bytes, as do the
- * general instances (the plan's whole bits cleared) on the same table. */
+/* One launch per value of the no-op flag (set: nothing refreshed). */
+static void check_noop(sg_fx_case *c, launch_kind k, int32_t *flag) {
+  const int32_t values[] = {-5, 1, 0};
+  for (int32_t v : values) {
+    SG_CHECK_CUDA(cudaMemcpy(flag, &v, sizeof v, cudaMemcpyHostToDevice));
+    /* A set flag means no parameter is refreshed: count 0 for the reference. */
+    launch_and_check(c, v != 0 ? 0 : c->count, k, SG_K_ALL_GROUPS, flag, "noop flag");
+  }
+}
+
+/* Whole aligned tiles only, as the GPT set has, in each recipe and all
+ * three mixed (SG_K_RECIPE_BLOCK + 1): the plan picks the whole instances
+ * of both tile kernels (block scaling's transpose the one that also moves
+ * the grids, where the selection has a block-scaled parameter), and they
+ * give the reference's bytes, for all groups, each group alone, a group
+ * nobody has and under the no-op flag, as do the general instances (the
+ * plan's whole bits cleared) on the same table. */
 START_TEST(whole_tiles) {
   static const uint64_t shapes[][2] = {{128, 128}, {256, 384}, {384, 256}, {512, 128},
                                        {128, 1024}};
   const uint32_t n = sizeof shapes / sizeof shapes[0];
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
-  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
+  int32_t *flag = NULL;
+  SG_CHECK_CUDA(cudaMalloc(&flag, sizeof *flag));
+  for (uint32_t set = SG_K_RECIPE_DELAYED; set <= SG_K_RECIPE_BLOCK + 1; set++) {
     for (uint32_t i = 0; i < 4 * n; i++) {
+      const uint32_t recipe = set <= SG_K_RECIPE_BLOCK ? set : i % 3;
       /* padded by 16: rows stay 16-byte aligned */
       const listed l = {recipe, 0, 16u * (i % 2), i % 2 != 0,
                         recipe == SG_K_RECIPE_DELAYED && i % 3 == 0};
@@ -210,17 +226,22 @@ START_TEST(whole_tiles) {
     build_table(&c, 4 * n);
     const uint32_t t = 1u << SG_K_LIST_TRANSPOSE;
     const uint32_t ct = 1u << SG_K_LIST_CAST_TRANSPOSE;
-    ck_assert_uint_eq(sg_k_refresh_plan(g_params, 4 * n, SG_K_ALL_GROUPS).whole,
-                      recipe == SG_K_RECIPE_BLOCK ? ct : t | ct);
+    const sg_k_plan all = sg_k_refresh_plan(g_params, 4 * n, SG_K_ALL_GROUPS);
+    ck_assert_uint_eq(all.whole, t | ct);
+    ck_assert_uint_eq(all.grids, set >= SG_K_RECIPE_BLOCK ? t : 0u);
     for (launch_kind k : kKinds) {
       for (uint32_t mask : {~0u, 0u}) {
         k.whole_mask = mask;
         check_kind(&c, k, SG_K_ALL_GROUPS);
-        check_kind(&c, k, static_cast<uint32_t>(sg_fx_below(&g_rng, 4)));
+        for (uint32_t group : {0u, 1u, 2u, 3u, 77u}) {
+          check_kind(&c, k, group);
+        }
+        check_noop(&c, k, flag);
       }
     }
     sg_fx_case_free(&c);
   }
+  SG_CHECK_CUDA(cudaFree(flag));
 }
 END_TEST
 
@@ -299,12 +320,7 @@ START_TEST(noop_flag) {
   int32_t *flag = NULL;
   SG_CHECK_CUDA(cudaMalloc(&flag, sizeof *flag));
   for (launch_kind k : kKinds) {
-    const int32_t values[] = {-5, 1, 0};
-    for (int32_t v : values) {
-      SG_CHECK_CUDA(cudaMemcpy(flag, &v, sizeof v, cudaMemcpyHostToDevice));
-      /* A set flag means no parameter is refreshed: count 0 for the reference. */
-      launch_and_check(&c, v != 0 ? 0 : c.count, k, SG_K_ALL_GROUPS, flag, "noop flag");
-    }
+    check_noop(&c, k, flag);
   }
   SG_CHECK_CUDA(cudaFree(flag));
   sg_fx_case_free(&c);

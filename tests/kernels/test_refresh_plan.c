@@ -1,7 +1,7 @@
 /* The launch plans without a GPU (refresh.h: sg_k_refresh_plan and the
  * group plans a caller keeps): which work lists a selection has, its first
- * parameter without a master, in which tile lists every tile is whole,
- * every group's plan equal to the plan of that group alone, the search, and
+ * parameter without a master, in which tile lists every tile is whole
+ * and in which some carry block grids, every group's plan equal to the plan of that group alone, the search, and
  * the kernels each mode runs in order. */
 #include <check.h>
 #include <string.h>
@@ -76,6 +76,10 @@ static uint32_t whole_of(const sg_k_param *p, uint32_t n) {
   return sg_k_refresh_plan(p, n, SG_K_ALL_GROUPS).whole;
 }
 
+static uint32_t grids_of(const sg_k_param *p, uint32_t n, uint32_t group) {
+  return sg_k_refresh_plan(p, n, group).grids;
+}
+
 /* A parameter of rows x cols (W, Wt and a BF16 master dense, aligned). */
 static sg_k_param shaped(uint32_t recipe, uint64_t rows, uint64_t cols) {
   sg_k_param p = param(recipe, 1, 0);
@@ -86,10 +90,9 @@ static sg_k_param shaped(uint32_t recipe, uint64_t rows, uint64_t cols) {
 }
 
 /* Whole: multiples of 128 both ways, every row of W, Wt (and, for the
- * cast-transpose, the master) 16-byte aligned, and no grid for the
- * transpose to carry; a list a parameter has no tiles in stays whole; one
- * partial parameter makes the selection partial; nothing selected is
- * whole. */
+ * cast-transpose, the master) 16-byte aligned, block grids or not; a list a
+ * parameter has no tiles in stays whole; one partial parameter makes the
+ * selection partial; nothing selected is whole. */
 START_TEST(whole_tiles) {
   const sg_k_param gpt = shaped(SG_K_RECIPE_DELAYED, 2048, 8192);
   ck_assert_uint_eq(whole_of(&gpt, 1), WHOLE_T | WHOLE_CT);
@@ -97,7 +100,7 @@ START_TEST(whole_tiles) {
   const sg_k_param current = shaped(SG_K_RECIPE_CURRENT, 256, 384);
   ck_assert_uint_eq(whole_of(&current, 1), WHOLE_T | WHOLE_CT);
   const sg_k_param block = shaped(SG_K_RECIPE_BLOCK, 256, 384);
-  ck_assert_uint_eq(whole_of(&block, 1), WHOLE_CT); /* no cast-transpose tiles */
+  ck_assert_uint_eq(whole_of(&block, 1), WHOLE_T | WHOLE_CT); /* no cast-transpose tiles */
   sg_k_param bare = shaped(SG_K_RECIPE_DELAYED, 128, 128);
   bare.master_dtype = SG_K_MASTER_NONE;
   bare.master = NULL;
@@ -119,6 +122,33 @@ START_TEST(whole_tiles) {
   const sg_k_param mixed[3] = {gpt, current, edge_cols};
   ck_assert_uint_eq(whole_of(mixed, 2), WHOLE_T | WHOLE_CT);
   ck_assert_uint_eq(whole_of(mixed, 3), 0);
+  const sg_k_param with_block[3] = {gpt, block, edge_cols};
+  ck_assert_uint_eq(whole_of(with_block, 2), WHOLE_T | WHOLE_CT);
+}
+END_TEST
+
+/* Grids: the transpose list of a selection with a block-scaled parameter,
+ * whole or not, and of no other; the cast-transpose list never (block
+ * scaling casts in the block list). */
+START_TEST(grid_lists) {
+  sg_k_param p[4] = {shaped(SG_K_RECIPE_DELAYED, 2048, 8192), shaped(SG_K_RECIPE_CURRENT, 256, 384),
+                     shaped(SG_K_RECIPE_BLOCK, 256, 384), shaped(SG_K_RECIPE_BLOCK, 129, 300)};
+  p[1].group = 1;
+  p[2].group = 2;
+  p[3].group = 3;
+  ck_assert_uint_eq(grids_of(p, 2, SG_K_ALL_GROUPS), 0);
+  ck_assert_uint_eq(grids_of(p, 3, SG_K_ALL_GROUPS), WHOLE_T);
+  ck_assert_uint_eq(grids_of(p, 4, 0), 0);
+  ck_assert_uint_eq(grids_of(p, 4, 2), WHOLE_T);
+  ck_assert_uint_eq(grids_of(p, 4, 3), WHOLE_T);
+  ck_assert_uint_eq(grids_of(p, 4, 9), 0);
+  ck_assert_uint_eq(grids_of(NULL, 0, SG_K_ALL_GROUPS), 0);
+  ck_assert_uint_eq(whole_of(&p[3], 1), WHOLE_CT);
+  sg_k_group_plan plans[4];
+  ck_assert_uint_eq(sg_k_refresh_group_plans(p, 4, plans), 4);
+  for (uint32_t g = 0; g < 4; g++) {
+    ck_assert_uint_eq(plans[g].plan.grids, g >= 2 ? WHOLE_T : 0);
+  }
 }
 END_TEST
 
@@ -158,7 +188,7 @@ END_TEST
 /* The amax pass comes before the cast that reads its scales; the block
  * kernels match the mode; a transpose is one kernel whatever the recipes. */
 START_TEST(kernels_in_order) {
-  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0};
+  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0};
   uint32_t k[3];
   plan.lists = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_CAST) |
                LIST(SG_K_LIST_CAST_TRANSPOSE) | LIST(SG_K_LIST_AMAX) | LIST(SG_K_LIST_BLOCK);
@@ -186,6 +216,7 @@ int main(void) {
   tcase_add_test(tc, lists_follow_the_recipes);
   tcase_add_test(tc, first_without_master_and_group_selection);
   tcase_add_test(tc, whole_tiles);
+  tcase_add_test(tc, grid_lists);
   tcase_add_loop_test(tc, group_plans_equal_single_plans, 0, 20);
   tcase_add_test(tc, kernels_in_order);
   suite_add_tcase(s, tc);
