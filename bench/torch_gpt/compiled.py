@@ -6,10 +6,8 @@ batch gather, AdamW and the loss log eager around it."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import torch
-import torch.nn.functional as F
 
 import modes
 from trainer import Trainer
@@ -23,14 +21,9 @@ class Compiled(modes.Mode):
 
     def __init__(self, trainer: Trainer) -> None:
         super().__init__(trainer)
-        model = trainer.model
-
-        def loss_of(inputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-            with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False):
-                logits = model(inputs)
-            return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
-
-        self.loss_of: Any = torch.compile(loss_of, mode="reduce-overhead")
+        # The instance's loss_of (forward and loss) becomes the compiled one;
+        # the rest of the trainer's step stays eager around it.
+        trainer.loss_of = torch.compile(trainer.loss_of, mode="reduce-overhead")  # type: ignore[method-assign]
         self.steps = 0
         self.compile_s = 0.0
 
@@ -39,15 +32,8 @@ class Compiled(modes.Mode):
         if timing:
             torch.cuda.synchronize()
         start = time.perf_counter()
-        t = self.trainer
-        inputs, targets = t.batches.take(t.step_index)
         torch.compiler.cudagraph_mark_step_begin()
-        loss = self.loss_of(inputs, targets)
-        loss.backward()
-        t.optimizer.step()
-        t.optimizer.zero_grad(set_to_none=False)
-        t.losses.index_copy_(0, t.step_index, loss.detach().view(1))
-        t.step_index.add_(1)
+        self.trainer.step()
         if timing:
             torch.cuda.synchronize()
             self.compile_s += time.perf_counter() - start

@@ -12,7 +12,8 @@ from torch.profiler import ProfilerActivity, profile
 import stepgraph.torch as sgt
 from config import Config
 from modes import WARMUP_STEPS
-from trainer import Trainer
+from runs import refresh_of
+from trainer import PLUGIN_REFRESHES, Trainer
 
 # (category, substrings of the kernel name, lower case), first match wins.
 CATEGORIES: List[Tuple[str, Tuple[str, ...]]] = [
@@ -33,8 +34,8 @@ def category(name: str) -> str:
 
 def profile_eager_step(cfg: Config, text: bytes, precision: str, refresh: Optional[str]) -> Dict[str, Tuple[int, float]]:
     """{category: (kernels, GPU us)} of one eager step after warm-up."""
-    kind = "none" if precision == "bf16" else (refresh or "stepgraph")
-    session = sgt.Session() if kind == "stepgraph" else None
+    kind = refresh_of(precision, refresh, "stepgraph")
+    session = sgt.Session() if kind in PLUGIN_REFRESHES else None
     try:
         trainer = Trainer(cfg, text, WARMUP_STEPS + 1, kind, session)
         for _ in range(WARMUP_STEPS):

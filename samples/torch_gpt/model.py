@@ -37,7 +37,7 @@ class Fp8Linears:
     leaving them (E5M2)."""
 
     def __init__(self, count: int, history: int, device: torch.device) -> None:
-        self.weights = ScalingState(count, E4M3, history, device, refresh_writes_scale_inv=True)
+        self.weights = ScalingState(count, E4M3, history, device, refresh_owned=True)
         self.acts = ScalingState(count, E4M3, history, device)
         self.grads = ScalingState(count, E5M2, history, device)
         self.device = device

@@ -31,6 +31,7 @@ WARMUP_STEPS = 3  # eager steps before a capture: AdamW's state, cuBLAS handles,
 class Mode:
     name = ""
     refresh = "stepgraph"  # the Trainer refresh the mode uses with FP8 weights
+    plugin_driven = False  # the plugin's step driver runs (and captures) the steps
 
     def __init__(self, trainer: Trainer) -> None:
         self.trainer = trainer
@@ -91,6 +92,7 @@ class TorchGraph(Mode):
 
 class Stepgraph(Mode):
     name = "stepgraph"
+    plugin_driven = True
     KEY = 0
 
     def step(self) -> None:

@@ -15,7 +15,7 @@ import stepgraph.torch as sgt
 
 from config import Config
 from modes import MODES, WARMUP_STEPS, Mode
-from trainer import Trainer
+from trainer import PLUGIN_REFRESHES, Trainer
 
 
 @dataclasses.dataclass
@@ -43,8 +43,8 @@ def run(cfg: Config, text: bytes, mode: str, steps: int, precision: str = "fp8",
     if mode not in MODES:
         raise ValueError(f"mode {mode!r} is not one of {', '.join(MODES)}")
     kind = MODES[mode]
-    refresh = "none" if precision == "bf16" else (refresh or kind.refresh)
-    needs_session = refresh in ("stepgraph", "stale") or mode in ("stepgraph", "stale")
+    refresh = refresh_of(precision, refresh, kind.refresh)
+    needs_session = refresh in PLUGIN_REFRESHES or kind.plugin_driven
     _release()
     # Relative to the start: PyTorch keeps a cuBLAS(Lt) workspace for every
     # stream it has seen until the process ends, so earlier runs' streams
@@ -55,7 +55,7 @@ def run(cfg: Config, text: bytes, mode: str, steps: int, precision: str = "fp8",
     try:
         # The plugin's driver and captures check by themselves; a host that
         # runs or captures its steps calls check_transposes at their start.
-        host_checks = check_transposes and mode not in ("stepgraph", "stale")
+        host_checks = check_transposes and not kind.plugin_driven
         trainer = Trainer(cfg, text, steps, refresh, session, host_checks)
         driver = kind(trainer)
         try:
@@ -73,6 +73,12 @@ def run(cfg: Config, text: bytes, mode: str, steps: int, precision: str = "fp8",
         if session is not None:
             torch.cuda.synchronize()
             session.close()
+
+
+def refresh_of(precision: str, refresh: Optional[str], default: str) -> str:
+    """The Trainer refresh of a run: none for BF16, else `refresh` or the
+    mode's `default`."""
+    return "none" if precision == "bf16" else (refresh or default)
 
 
 def _timed_steps(driver: Mode, steps: int) -> List[float]:

@@ -29,9 +29,11 @@ ROW = 4
 
 class ScalingState:
     def __init__(self, n: int, fp8: torch.dtype, history: int, device: torch.device,
-                 refresh_writes_scale_inv: bool = False) -> None:
+                 refresh_owned: bool = False) -> None:
         self.fp8 = fp8
-        self.refresh_writes_scale_inv = refresh_writes_scale_inv
+        # Weights: the refresh writes their amax (not accumulated) and the
+        # scale_inv of the W it cast; update leaves both alone.
+        self.refresh_owned = refresh_owned
         self.fp8_max = FP8_MAX[fp8]
         self.amax = torch.zeros(n, ROW, device=device)
         self.history = torch.zeros(history, n, ROW, device=device)
@@ -49,13 +51,13 @@ class ScalingState:
     def update(self) -> None:
         self.history.copy_(torch.roll(self.history, 1, 0))
         self.history[0].copy_(self.amax)
-        if not self.refresh_writes_scale_inv:
+        if not self.refresh_owned:
             self.amax.zero_()  # the fused cast takes the max into it
         amax = self.history.amax(0)
         scale = self.fp8_max / amax
         scale = torch.where(torch.isfinite(scale) & (amax > 0), scale, torch.ones_like(scale))
         self.scale.copy_(scale)
-        if not self.refresh_writes_scale_inv:
+        if not self.refresh_owned:
             torch.reciprocal(self.scale, out=self.scale_inv)
 
     def cast(self, slot: int, x: torch.Tensor) -> torch.Tensor:

@@ -25,6 +25,7 @@ REFRESHES = (
     "torch",      # per tensor in PyTorch: cast, amax, w.t().contiguous()
     "none",       # BF16: there is no FP8 copy
 )
+PLUGIN_REFRESHES = ("stepgraph", "stale")  # the ones that need a stepgraph session
 
 
 class Trainer:
@@ -33,7 +34,7 @@ class Trainer:
                  device: Optional[torch.device] = None) -> None:
         if refresh not in REFRESHES:
             raise ValueError(f"refresh {refresh!r} is not one of {', '.join(REFRESHES)}")
-        if refresh in ("stepgraph", "stale") and session is None:
+        if refresh in PLUGIN_REFRESHES and session is None:
             raise ValueError(f"refresh {refresh!r} needs a stepgraph session")
         cfg.check()
         self.cfg, self.refresh_kind, self.session = cfg, refresh, session
@@ -65,9 +66,7 @@ class Trainer:
         if self.check_transposes and self.session is not None:
             self.session.check_transposes()
         inputs, targets = self.batches.take(self.step_index)
-        with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False):
-            logits = self.model(inputs)
-        loss = F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
+        loss = self.loss_of(inputs, targets)
         loss.backward()
         self.optimizer.step()
         self.optimizer.zero_grad(set_to_none=False)
@@ -76,6 +75,13 @@ class Trainer:
             self.fp8.update_scales()
         self.losses.index_copy_(0, self.step_index, loss.detach().view(1))
         self.step_index.add_(1)
+
+    def loss_of(self, inputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """The forward and the loss: what a host may compile (bench/torch_gpt
+        replaces it on the instance with torch.compile's version)."""
+        with torch.autocast("cuda", dtype=torch.bfloat16, cache_enabled=False):
+            logits = self.model(inputs)
+        return F.cross_entropy(logits.float().flatten(0, 1), targets.flatten())
 
     # --- FP8 weights ----------------------------------------------------------------
 
