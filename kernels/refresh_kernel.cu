@@ -160,6 +160,18 @@ static cudaError_t instance_blocks(int *per_sm) {
   return err;
 }
 
+/* Lowers *per_sm to the blocks of one more instance (after a failure, to 0:
+ * the caller returns the error). */
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool GRID>
+static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
+  int blocks = 0;
+  if (err == cudaSuccess) {
+    err = instance_blocks<KERNEL, LAYOUT, WHOLE, GRID>(&blocks);
+  }
+  *per_sm = blocks < *per_sm ? blocks : *per_sm;
+  return err;
+}
+
 /* Blocks of the persistent grid per multiprocessor: one size for a tile
  * kernel's instances (the smallest; all are bound by the ring's shared
  * memory and the launch bounds, so they agree). */
@@ -167,18 +179,10 @@ template <uint32_t KERNEL, uint32_t LAYOUT>
 static cudaError_t blocks_per_sm(int *per_sm) {
   cudaError_t err = instance_blocks<KERNEL, LAYOUT, false, false>(per_sm);
   if constexpr (sg_k_has_ring(KERNEL)) {
-    int whole = 0;
-    if (err == cudaSuccess) {
-      err = instance_blocks<KERNEL, LAYOUT, true, false>(&whole);
-    }
-    *per_sm = whole < *per_sm ? whole : *per_sm;
+    err = fewer_blocks<KERNEL, LAYOUT, true, false>(err, per_sm);
   }
   if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
-    int grid = 0;
-    if (err == cudaSuccess) {
-      err = instance_blocks<KERNEL, LAYOUT, true, true>(&grid);
-    }
-    *per_sm = grid < *per_sm ? grid : *per_sm;
+    err = fewer_blocks<KERNEL, LAYOUT, true, true>(err, per_sm);
   }
   /* A kernel that fits nowhere still gets one block per multiprocessor
    * (the launch then reports why). */
