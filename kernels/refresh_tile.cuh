@@ -10,8 +10,9 @@
  * in slot q ^ (r / 16 % 8): the 32 lanes of a read then hit 32 distinct banks,
  * and the 8 lanes that store one row still write 8 distinct slots.
  * Edge tiles and unaligned parameters gather and scatter 16 bytes a thread
- * as aligned words with predicated ends (refresh_unaligned.cuh), through
- * the same slots. */
+ * at the widest alignment they have (aligned words with predicated ends at
+ * worst: refresh_unaligned.cuh), through the same slots and the same
+ * register transpose. */
 #ifndef SG_KERNELS_REFRESH_TILE_CUH
 #define SG_KERNELS_REFRESH_TILE_CUH
 
@@ -39,12 +40,33 @@ __device__ __forceinline__ uint32_t sg_k_tile_byte(uint32_t row, uint32_t col) {
   return 16u * sg_k_slot(row, col >> 4) + (col & 15u);
 }
 
+/* Up to 16 bytes at p for a gather (n of them wanted, inside [lo, hi)):
+ * one vector where p is 16-byte aligned and the whole chunk wanted, else
+ * aligned words (refresh_unaligned.cuh). */
+__device__ __forceinline__ uint4 sg_k_load16_any(const uint8_t *p, uint32_t n, const uint8_t *lo,
+                                                 const uint8_t *hi) {
+  if (n == 16u && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+    return *reinterpret_cast<const uint4 *>(p);
+  }
+  return sg_k_gather16(p, n, lo, hi, sg_k_plain_io{});
+}
+
+/* Bytes 0..n-1 of v to [p, p + n): the store counterpart of
+ * sg_k_load16_any. */
+__device__ __forceinline__ void sg_k_store16_any(uint8_t *p, const uint4 &v, uint32_t n) {
+  if (n == 16u && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+    sg_k_store_bytes16(p, v);
+  } else {
+    sg_k_scatter16(p, v, n, sg_k_plain_io{});
+  }
+}
+
 /* Fills the tile from W rows that cp.async cannot take (unaligned rows,
  * edge tiles): each thread a 16-column strip of every 32nd row, as the
- * vector path does, gathered as aligned words (refresh_unaligned.cuh) from
- * W's extent [lo, hi). rows and cols are the tile's extent inside W
- * (1 .. SG_K_TILE); slots past it stay stale, and the drain never emits
- * them. */
+ * vector path does, from W's extent [lo, hi) (sg_k_load16_any). rows and
+ * cols are the tile's extent inside W (1 .. SG_K_TILE); slots past it stay
+ * stale, and the drain never emits them. Loading a thread's four rows
+ * before storing any spilled registers in the narrow transpose. */
 __device__ __forceinline__ void sg_k_tile_fill_gather(sg_k_tile_smem &sh, const uint8_t *src,
                                                       uint64_t ld, uint32_t rows, uint32_t cols,
                                                       const uint8_t *lo, const uint8_t *hi) {
@@ -55,7 +77,7 @@ __device__ __forceinline__ void sg_k_tile_fill_gather(sg_k_tile_smem &sh, const 
     return;
   }
   for (uint32_t row = threadIdx.x >> 3; row < rows; row += SG_K_THREADS / 8) {
-    sh.chunk[sg_k_slot(row, q)] = sg_k_gather16(src + row * ld + c, n, lo, hi, sg_k_plain_io{});
+    sh.chunk[sg_k_slot(row, q)] = sg_k_load16_any(src + row * ld + c, n, lo, hi);
   }
 }
 
@@ -107,12 +129,15 @@ __device__ __forceinline__ void sg_k_transpose4x4(uint32_t a0, uint32_t a1, uint
 }
 
 /* Writes the tile, transposed, to Wt; wt points at the tile's origin in Wt
- * and rows, cols are the tile's extent in W. VEC: rows is a multiple of 16
- * and Wt's rows are aligned, so every store is a whole vector of a 16 x 4
- * block transposed in registers; otherwise each Wt row's up to 16 bytes are
- * read from their slots one by one and go out as aligned words with single
- * bytes at the ends (refresh_unaligned.cuh; the register transpose held too
- * many registers next to that at four blocks per multiprocessor). */
+ * and rows, cols are the tile's extent in W. Each thread reads a 16 x 4
+ * block as 16 words and transposes it in registers with byte permutes.
+ * VEC: rows is a multiple of 16 and Wt's rows are aligned, so every store
+ * is a whole vector; otherwise each Wt row's up to 16 bytes go out as a
+ * vector where the row allows it, else as aligned words with single bytes
+ * at the ends (sg_k_store16_any), and rows past the tile's extent are read
+ * stale and never written. (Picking the bytes out of shared memory one by
+ * one instead made these tiles' drain eight times the instructions of a
+ * whole one.) */
 template <bool VEC>
 __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_t *wt,
                                                 uint64_t ld_wt, uint32_t rows, uint32_t cols) {
@@ -124,21 +149,6 @@ __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_
     return;
   }
   uint8_t *out = wt + c * ld_wt + r;
-  if constexpr (!VEC) {
-    const uint8_t *bytes = reinterpret_cast<const uint8_t *>(sh.chunk);
-    const uint32_t n = min(rows - r, 16u);
-    for (uint32_t k = 0; k < 4u && c + k < cols; k++, out += ld_wt) {
-      uint32_t w[4] = {0u, 0u, 0u, 0u};
-#pragma unroll
-      for (uint32_t i = 0; i < 16; i++) {
-        if (i < n) {
-          w[i / 4] |= static_cast<uint32_t>(bytes[sg_k_tile_byte(r + i, c + k)]) << (8u * (i % 4));
-        }
-      }
-      sg_k_scatter16(out, make_uint4(w[0], w[1], w[2], w[3]), n, sg_k_plain_io{});
-    }
-    return;
-  }
   const uint32_t *words = reinterpret_cast<const uint32_t *>(sh.chunk);
   uint32_t a[16];
 #pragma unroll
@@ -150,10 +160,16 @@ __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_
   for (int t = 0; t < 4; t++) {
     sg_k_transpose4x4(a[4 * t], a[4 * t + 1], a[4 * t + 2], a[4 * t + 3], o[t]);
   }
+  const uint32_t n = min(rows - r, 16u);
 #pragma unroll
-  for (int k = 0; k < 4; k++) {
+  for (uint32_t k = 0; k < 4; k++) {
     if (c + k < cols) {
-      sg_k_store_bytes16(out, make_uint4(o[0][k], o[1][k], o[2][k], o[3][k]));
+      const uint4 v = make_uint4(o[0][k], o[1][k], o[2][k], o[3][k]);
+      if constexpr (VEC) {
+        sg_k_store_bytes16(out, v);
+      } else {
+        sg_k_store16_any(out, v, n);
+      }
     }
     out += ld_wt;
   }

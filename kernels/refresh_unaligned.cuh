@@ -61,6 +61,14 @@ SG_K_HOST_DEVICE inline uint4 sg_k_gather16(const uint8_t *p, uint32_t n, const 
   const uint32_t m = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p) & 3u);
   const uint8_t *base = p - m;
   uint32_t w[5];
+  if (base >= lo && base + 4u * ((m + n + 3u) / 4u) <= hi) { /* every word inside the extent */
+SG_K_UNROLL
+    for (uint32_t k = 0; k < 5; k++) {
+      w[k] = 4u * k < m + n ? io.word(base + 4u * k) : 0u;
+    }
+    return make_uint4(sg_k_funnel(w[0], w[1], m), sg_k_funnel(w[1], w[2], m),
+                      sg_k_funnel(w[2], w[3], m), sg_k_funnel(w[3], w[4], m));
+  }
 SG_K_UNROLL
   for (uint32_t k = 0; k < 5; k++) {
     const uint8_t *at = base + 4u * k;

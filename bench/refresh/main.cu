@@ -3,8 +3,14 @@
  * recipe, against a device-to-device copy of the same byte count and
  * against one launch per tensor. Prints a table and writes CSV.
  *
- *   bench_refresh [--set NAME|zoo|all] [--layout auto|narrow|wide]
+ *   bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]
+ *                 [--mode transpose|cast|cast-transpose]
+ *                 [--recipe delayed|current|block] [--layout auto|narrow|wide]
  *                 [--csv PATH] [--reps N >= 20]
+ *
+ * --shapes runs one set of the shapes given (N tensors of R x C each)
+ * instead of the named sets, to time one class of a set's tensors alone or
+ * a model's own weights; --mode and --recipe keep only their rows.
  *
  * The tile modes run in the layout sg_k_refresh_layout picks for the set
  * (auto, as the plugin does), or in the one forced, to compare the two.
@@ -59,7 +65,9 @@ static const config kConfigs[] = {
 enum { kMaxBytesPerElem = 10 };
 
 typedef struct options {
-  const char *set; /* a set's name, "zoo" or NULL: all */
+  const char *set;    /* a set's name, "zoo" or NULL: all */
+  const char *shapes; /* a shape list, run instead of the named sets; or NULL */
+  const char *mode, *recipe; /* the rows kept, or NULL: all */
   int layout;      /* SG_K_LAYOUT_*, or -1: the set's own choice */
   const char *csv;
   int reps;
@@ -67,6 +75,7 @@ typedef struct options {
 
 typedef struct context {
   sg_k_refresh_device device;
+  const char *mode, *recipe; /* options.mode, .recipe */
   size_t l2_bytes;
   cudaStream_t stream;
   int reps;
@@ -81,8 +90,9 @@ typedef struct row {
 } row;
 
 static void usage(void) {
-  fprintf(stderr, "usage: bench_refresh [--set NAME|zoo|all] [--layout auto|narrow|wide]"
-                  " [--csv PATH] [--reps N>=20]\n  sets:");
+  fprintf(stderr, "usage: bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]"
+                  " [--mode transpose|cast|cast-transpose] [--recipe delayed|current|block]"
+                  " [--layout auto|narrow|wide] [--csv PATH] [--reps N>=20]\n  sets:");
   for (uint32_t i = 0; i < bench_set_name_count; i++) {
     fprintf(stderr, " %s", bench_set_names[i]);
   }
@@ -111,13 +121,19 @@ static int selected(const options *o, const char *name) {
 }
 
 static options parse(int argc, char **argv) {
-  options o = {NULL, -1, NULL, 30};
+  options o = {NULL, NULL, NULL, NULL, -1, NULL, 30};
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) {
       usage();
     }
     if (strcmp(argv[i], "--set") == 0) {
       o.set = strcmp(argv[i + 1], "all") == 0 ? NULL : argv[i + 1];
+    } else if (strcmp(argv[i], "--shapes") == 0) {
+      o.shapes = argv[i + 1];
+    } else if (strcmp(argv[i], "--mode") == 0) {
+      o.mode = argv[i + 1];
+    } else if (strcmp(argv[i], "--recipe") == 0) {
+      o.recipe = argv[i + 1];
     } else if (strcmp(argv[i], "--layout") == 0) {
       o.layout = parse_layout(argv[i + 1]);
     } else if (strcmp(argv[i], "--csv") == 0) {
@@ -129,11 +145,16 @@ static options parse(int argc, char **argv) {
     }
     i++;
   }
-  int known_set = 0;
+  int known_set = o.shapes != NULL;
   for (uint32_t k = 0; k < bench_set_name_count; k++) {
     known_set |= selected(&o, bench_set_names[k]);
   }
-  if (o.reps < 20 || !known_set) {
+  int known_rows = 0;
+  for (const config &cf : kConfigs) {
+    known_rows |= (o.mode == NULL || strcmp(o.mode, cf.mode_name) == 0) &&
+                  (o.recipe == NULL || strcmp(o.recipe, cf.recipe_name) == 0);
+  }
+  if (o.reps < 20 || !known_set || !known_rows) {
     usage();
   }
   return o;
@@ -250,6 +271,10 @@ static void run_set(const context *cx, const char *name) {
   SG_CHECK_CUDA(cudaMemset(cb.src, 0x5A, set.copies * cb.bytes_per_copy));
   uint32_t filled = SG_K_MASTER_NONE;
   for (const config &cf : kConfigs) {
+    if ((cx->mode != NULL && strcmp(cx->mode, cf.mode_name) != 0) ||
+        (cx->recipe != NULL && strcmp(cx->recipe, cf.recipe_name) != 0)) {
+      continue;
+    }
     if (cf.master_dtype != filled) {
       bench_set_fill(&set, cf.master_dtype);
       filled = cf.master_dtype;
@@ -268,6 +293,8 @@ int main(int argc, char **argv) {
   memset(&cx, 0, sizeof cx);
   cx.reps = o.reps;
   cx.layout = o.layout;
+  cx.mode = o.mode;
+  cx.recipe = o.recipe;
   int device = 0, l2 = 0;
   cudaDeviceProp prop;
   SG_CHECK_CUDA(cudaGetDevice(&device));
@@ -290,10 +317,13 @@ int main(int argc, char **argv) {
   printf("%-18s %-14s %-7s %-4s %-6s %1s %11s %9s %10s %7s %9s %7s %7s %11s %8s %-9s %-6s %s\n",
          "set", "mode", "recipe", "mast", "layout", "L", "elements", "MB", "fused_us", "GB/s",
          "copy_us", "cp_GB/s", "%copy", "per-tens_us", "speedup", "target", "verdict", "verify");
-  for (uint32_t i = 0; i < bench_set_name_count; i++) {
+  for (uint32_t i = 0; o.shapes == NULL && i < bench_set_name_count; i++) {
     if (selected(&o, bench_set_names[i])) {
       run_set(&cx, bench_set_names[i]);
     }
+  }
+  if (o.shapes != NULL) {
+    run_set(&cx, o.shapes);
   }
   if (cx.csv != NULL) {
     fclose(cx.csv);

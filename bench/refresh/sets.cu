@@ -1,6 +1,7 @@
 /* Parameter sets of bench_refresh; sets.h says how memory is laid out. */
 #include "sets.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,56 @@ const char *const bench_set_names[] = {"gpt",           "small",
                                        "zoo-gpt3-175b-tp8",  "zoo-embeddings"};
 const uint32_t bench_set_name_count = sizeof bench_set_names / sizeof bench_set_names[0];
 
+static void fill_shapes(bench_set *set, const shape_run *runs, size_t nruns) {
+  for (size_t r = 0; r < nruns; r++) {
+    set->count += runs[r].repeat;
+  }
+  set->shapes = static_cast<bench_shape *>(malloc(set->count * sizeof *set->shapes));
+  uint32_t i = 0;
+  for (size_t r = 0; r < nruns; r++) {
+    for (uint32_t k = 0; k < runs[r].repeat; k++) {
+      set->shapes[i++] = runs[r].shape;
+    }
+  }
+}
+
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/* A shape list "[N*]RxC[,[N*]RxC...]" (N tensors of R x C each) into
+ * set->shapes; 0 if it does not parse or names no element. */
+static int parse_shapes(bench_set *set, const char *spec) {
+  uint32_t n = 1;
+  for (const char *c = spec; *c != '\0'; c++) {
+    n += *c == ',';
+  }
+  shape_run *runs = static_cast<shape_run *>(calloc(n, sizeof *runs));
+  const char *at = spec;
+  uint32_t k = 0;
+  for (; k < n; k++) {
+    unsigned long long a = 0, b = 0, c = 0;
+    int used = 0;
+    if (sscanf(at, "%llu*%llux%llu%n", &a, &b, &c, &used) == 3) {
+      runs[k] = shape_run{static_cast<uint32_t>(a), {b, c}};
+    } else if (sscanf(at, "%llux%llu%n", &b, &c, &used) == 2) {
+      runs[k] = shape_run{1, {b, c}};
+    } else {
+      break;
+    }
+    at += used;
+    if (runs[k].repeat == 0 || b == 0 || c == 0 || (*at != ',' && *at != '\0')) {
+      break;
+    }
+    at += *at == ',';
+  }
+  const int ok = k == n;
+  if (ok) {
+    set->name = "shapes";
+    set->about = spec;
+    fill_shapes(set, runs, n);
+  }
+  free(runs);
+  return ok;
+}
 
 static int set_shapes(bench_set *set, const char *name) {
   const set_def *def = NULL;
@@ -63,20 +113,11 @@ static int set_shapes(bench_set *set, const char *name) {
     def = strcmp(d.name, name) == 0 ? &d : def;
   }
   if (def == NULL) {
-    return 0;
+    return parse_shapes(set, name);
   }
   set->name = def->name;
   set->about = def->about;
-  for (size_t r = 0; r < def->nruns; r++) {
-    set->count += def->runs[r].repeat;
-  }
-  set->shapes = static_cast<bench_shape *>(malloc(set->count * sizeof *set->shapes));
-  uint32_t i = 0;
-  for (size_t r = 0; r < def->nruns; r++) {
-    for (uint32_t k = 0; k < def->runs[r].repeat; k++) {
-      set->shapes[i++] = def->runs[r].shape;
-    }
-  }
+  fill_shapes(set, def->runs, def->nruns);
   return 1;
 }
 

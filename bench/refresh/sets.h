@@ -45,7 +45,9 @@ typedef struct bench_set {
 extern const char *const bench_set_names[];
 extern const uint32_t bench_set_name_count;
 
-/* Fills `set` for one of bench_set_names; returns 0 for an unknown name.
+/* Fills `set` for one of bench_set_names, or for a list of shapes
+ * "[N*]RxC[,...]" (N tensors of R x C; the set is named "shapes"); returns 0
+ * for an unknown name or a list that does not parse.
  * min_bytes: each copy must be at least this large in transpose traffic
  * (2 bytes per element), or the set is repeated. */
 int bench_set_create(bench_set *set, const char *name, size_t min_bytes);
