@@ -9,7 +9,9 @@
  * the copy's bandwidth; pairs of tiles, 83-85%). A block-scaled parameter's
  * tiles also carry their block's scale_inv from W's grid to Wt's (GRID: in
  * the general instance, and in the whole one the plan picks for a selection
- * with grids; the delayed recipe's whole instance has no grid code). */
+ * with grids; the delayed recipe's whole instance has no grid code). A
+ * dense vector's items are 16 KB spans that the general instance copies
+ * through the same ring (W and Wt are the same bytes). */
 #ifndef SG_KERNELS_REFRESH_PIPELINE_CUH
 #define SG_KERNELS_REFRESH_PIPELINE_CUH
 
@@ -19,13 +21,21 @@
 #include "refresh_table.h"
 #include "refresh_tile.cuh"
 
-/* What the drain of a tile needs; rows == 0 marks no tile. Written by
- * thread 0 when the tile is issued, read by all after the barriers between. */
+/* How a tile drains (sg_k_tile_job.drain). */
+enum : uint32_t {
+  SG_K_DRAIN_EDGE = 0,   /* an edge tile or unaligned Wt rows */
+  SG_K_DRAIN_VEC = 1,    /* whole vectors */
+  SG_K_DRAIN_LINEAR = 2  /* a linear parameter's span: copied, not transposed */
+};
+
+/* What the drain of a tile needs; rows == 0 marks no tile (a linear span:
+ * rows is its byte count). Written by thread 0 when the tile is issued,
+ * read by all after the barriers between. */
 struct sg_k_tile_job {
   uint8_t *wt; /* the tile's origin in Wt */
   uint64_t ld_wt;
   uint32_t rows, cols;
-  uint32_t vec;
+  uint32_t drain; /* SG_K_DRAIN_* */
   uint32_t pad_;
 };
 
@@ -37,6 +47,44 @@ struct sg_k_transpose_ring {
   sg_k_tile_job job[kStages][Chunk::K];
 };
 
+/* Starts loading span `local` of a linear parameter (SG_K_VEC_LINEAR,
+ * whose W and Wt start 16-byte aligned): up to SG_K_LINEAR_ITEM bytes of
+ * W, in order, into sh's slots (no swizzle: the drain reads them in the
+ * same order), by cp.async, the last span's ragged bytes one a thread. */
+__device__ __forceinline__ void sg_k_linear_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
+                                                  const sg_k_view &v, uint64_t local) {
+  const uint64_t at = local * SG_K_LINEAR_ITEM;
+  const uint64_t left = max(v.rows, v.cols) - at; /* the other is 1 */
+  const uint32_t bytes = left < SG_K_LINEAR_ITEM ? static_cast<uint32_t>(left) : SG_K_LINEAR_ITEM;
+  const uint8_t *src = v.w + at;
+  if (threadIdx.x == 0) {
+    job = sg_k_tile_job{v.wt + at, 1, bytes, 1, SG_K_DRAIN_LINEAR, 0};
+  }
+#pragma unroll
+  for (uint32_t k = 0; k < SG_K_LINEAR_ITEM / 16u / SG_K_THREADS; k++) {
+    const uint32_t o = 16u * (threadIdx.x + k * SG_K_THREADS);
+    if (o + 16u <= bytes) {
+      sg_k_cp_async16(&sh.chunk[o / 16u], src + o);
+    }
+  }
+  const uint32_t b = (bytes & ~15u) + threadIdx.x;
+  if (b < bytes) {
+    reinterpret_cast<uint8_t *>(sh.chunk)[b] = src[b];
+  }
+}
+
+/* Writes a linear span to Wt, in order. */
+__device__ __forceinline__ void sg_k_linear_drain(const sg_k_tile_smem &sh,
+                                                  const sg_k_tile_job &job) {
+  for (uint32_t g = threadIdx.x; 16u * g + 16u <= job.rows; g += SG_K_THREADS) {
+    sg_k_store_bytes16(job.wt + 16u * g, sh.chunk[g]);
+  }
+  const uint32_t b = (job.rows & ~15u) + threadIdx.x;
+  if (b < job.rows) {
+    job.wt[b] = reinterpret_cast<const uint8_t *>(sh.chunk)[b];
+  }
+}
+
 /* Starts loading tile `local` of v into sh and records its job. Whole
  * aligned rows go by cp.async (the caller waits for them); edge and
  * unaligned tiles are gathered here, as aligned words. WHOLE: the launch's
@@ -45,6 +93,10 @@ struct sg_k_transpose_ring {
 template <class Chunk, bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
                                                      const sg_k_view &v, uint64_t local) {
+  if (!WHOLE && (v.vec & SG_K_VEC_LINEAR) != 0) {
+    sg_k_linear_issue(sh, job, v, local);
+    return;
+  }
   uint64_t r0, c0;
   sg_k_tile_origin<Chunk>(v, local, r0, c0);
   const uint32_t rows = static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE}));
@@ -61,8 +113,9 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
     sg_k_tile_fill_gather(sh, src, ld_w, rows, cols, v.w, v.w + (v.rows - 1) * ld_w + v.cols);
   }
   if (threadIdx.x == 0) {
+    const bool vec = WHOLE || (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0);
     job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols,
-                        WHOLE || (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0), 0};
+                        vec ? SG_K_DRAIN_VEC : SG_K_DRAIN_EDGE, 0};
   }
 }
 
@@ -137,8 +190,10 @@ __device__ __forceinline__ void sg_k_transpose_issue_chunk(
 template <bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_drain(const sg_k_tile_smem &sh,
                                                      const sg_k_tile_job &job) {
-  if (job.vec != 0) {
+  if (job.drain == SG_K_DRAIN_VEC) {
     sg_k_tile_drain<true>(sh, job.wt, job.ld_wt, job.rows, job.cols);
+  } else if (!WHOLE && job.drain == SG_K_DRAIN_LINEAR) {
+    sg_k_linear_drain(sh, job);
   } else if (!WHOLE && job.rows != 0) {
     sg_k_tile_drain<false>(sh, job.wt, job.ld_wt, job.rows, job.cols);
   }

@@ -74,6 +74,12 @@ uint64_t sg_k_tiles_of(const sg_k_param *p) {
   return sg_k_ceil_div(p->rows, SG_K_TILE) * sg_k_ceil_div(p->cols, SG_K_TILE);
 }
 
+bool sg_k_linear(const sg_k_param *p) {
+  return p->recipe != SG_K_RECIPE_BLOCK && (uintptr_t)p->w % 16u == 0 &&
+         (uintptr_t)p->wt % 16u == 0 &&
+         ((p->rows == 1 && p->ld_wt == 1) || (p->cols == 1 && p->ld_w == 1));
+}
+
 static void set_views(sg_k_desc *d, const sg_k_param *p) {
   const uint64_t n = p->rows * p->cols;
   const bool has_master = p->master_dtype != SG_K_MASTER_NONE;
@@ -90,10 +96,12 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
                 ? SG_K_VEC_MASTER
                 : 0u) |
            (p->recipe == SG_K_RECIPE_BLOCK ? SG_K_VEC_GRID : 0u) |
-           ((p->recipe_flags & SG_K_POW2_SCALES) != 0 ? SG_K_VEC_POW2 : 0u);
+           ((p->recipe_flags & SG_K_POW2_SCALES) != 0 ? SG_K_VEC_POW2 : 0u) |
+           (sg_k_linear(p) ? SG_K_VEC_LINEAR : 0u);
 }
 
-/* Work items per list. Every parameter is transposed tile by tile. With a
+/* Work items per list. Every parameter is transposed tile by tile, a
+ * linear one in spans of SG_K_LINEAR_ITEM bytes. With a
  * master, delayed and current scaling cast in the mode lists (a cast of an
  * empty owned range still gets one item, which writes amax (+0) and
  * scale_inv), current scaling first measures its whole parameter in the
@@ -107,7 +115,7 @@ void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]) {
   const uint64_t cast_items = sg_k_ceil_div(owned, SG_K_CAST_ITEM);
   const uint64_t tiles = sg_k_tiles_of(p);
   const bool mode_lists = has_master && !blocks;
-  items[SG_K_LIST_TRANSPOSE] = tiles;
+  items[SG_K_LIST_TRANSPOSE] = sg_k_linear(p) ? sg_k_ceil_div(n, SG_K_LINEAR_ITEM) : tiles;
   items[SG_K_LIST_CAST_TRANSPOSE] = mode_lists ? tiles : 0;
   items[SG_K_LIST_CAST] = mode_lists ? (cast_items > 0 ? cast_items : 1) : 0;
   items[SG_K_LIST_AMAX] =

@@ -21,9 +21,11 @@
 /* A transpose, cast-transpose or block work item is a tile of SG_K_TILE x
  * SG_K_TILE elements of W (for block scaling also its scaling block); a cast
  * or amax work item is SG_K_CAST_ITEM consecutive elements of the owned
- * flat range. */
+ * flat range. A linear parameter's transpose items are SG_K_LINEAR_ITEM
+ * consecutive bytes instead (SG_K_VEC_LINEAR). */
 #define SG_K_TILE 128u
 #define SG_K_CAST_ITEM 8192u
+#define SG_K_LINEAR_ITEM (SG_K_TILE * SG_K_TILE)
 
 /* Bits of sg_k_desc.vec: whose rows all start 16-byte aligned, so that
  * tile rows can move as 16-byte vectors; and two recipe facts the tile
@@ -33,7 +35,12 @@ enum {
   SG_K_VEC_WT = 2u,
   SG_K_VEC_MASTER = 4u,
   SG_K_VEC_GRID = 8u,  /* block scaling: the transpose also moves the grid */
-  SG_K_VEC_POW2 = 16u  /* computed scales are rounded down to powers of two */
+  SG_K_VEC_POW2 = 16u, /* computed scales are rounded down to powers of two */
+  /* A dense vector (1 x N with Wt's rows 1 byte apart, N x 1 with W's),
+   * W and Wt 16-byte aligned: W and Wt are the same bytes, so its
+   * transpose is a copy, in linear items; as tiles, each item moved one
+   * 128-byte row or column. */
+  SG_K_VEC_LINEAR = 32u
 };
 
 typedef struct sg_k_desc {
@@ -100,9 +107,11 @@ static inline bool sg_k_rows_aligned16(const void *base, uint64_t ld, uint64_t e
   return (uintptr_t)base % 16u == 0 && ld * elem_bytes % 16u == 0;
 }
 
-/* Tiles of a parameter, and a checked parameter's work items in each list
- * (refresh_table.c). */
+/* Tiles of a parameter, whether its transpose is linear (SG_K_VEC_LINEAR;
+ * not for block scaling, whose transpose moves a grid entry a tile), and a
+ * checked parameter's work items in each list (refresh_table.c). */
 uint64_t sg_k_tiles_of(const sg_k_param *p);
+bool sg_k_linear(const sg_k_param *p);
 void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]);
 
 /* Whether a parameter's tiles suit the wide layout, and the layout for a

@@ -2,7 +2,8 @@
  * grid walks the refresh table's transpose tiles (128 x 128 elements of W,
  * the same work list the refresh uses): each block stages a tile of W in
  * shared memory, reads the matching rows of Wt and compares them with the
- * staged tile's columns. */
+ * staged tile's columns; a linear parameter's span (a dense vector, whose
+ * W and Wt are the same bytes) is compared byte for byte. */
 #include <cstring>
 
 #include "refresh_table.h"
@@ -55,15 +56,39 @@ __device__ __forceinline__ uint4 load16(const uint8_t *src, bool vec,
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
+/* A tile, or a linear parameter's span (SG_K_VEC_LINEAR: W and Wt are the
+ * same bytes; r0 is the span's first byte and nr its length, nc is 0). */
 struct tile_view {
   const sg_k_desc *d;
   uint64_t r0, c0; /* origin in W */
   uint32_t nr, nc; /* rows and columns inside the parameter */
 };
 
+/* A span's bytes of `base` into ws, or their mismatches with ws counted
+ * (ws holds W's span in order). */
+__device__ uint32_t span_pass(uint8_t *ws, const uint8_t *base, const tile_view &t, bool stage) {
+  uint32_t bad = 0;
+  for (uint32_t o = 16u * threadIdx.x; o < t.nr; o += 16u * kThreads) {
+    const uint32_t n = min(t.nr - o, 16u);
+    const uint4 v = load16(base + t.r0 + o, n == 16u, n); /* both start 16-byte aligned */
+    for (uint32_t b = 0; b < n; b++) {
+      if (stage) {
+        ws[o + b] = static_cast<uint8_t>(byte_of(v, b));
+      } else {
+        bad += byte_of(v, b) != ws[o + b];
+      }
+    }
+  }
+  return bad;
+}
+
 /* W's tile rows into ws (row r at r * kPitch). */
 __device__ void stage_w(uint8_t *ws, const tile_view &t) {
   const sg_k_desc &d = *t.d;
+  if (t.nc == 0) {
+    span_pass(ws, d.w, t, true);
+    return;
+  }
   const bool vec = (d.vec & SG_K_VEC_W) != 0 && t.nc == kTile;
   for (uint32_t i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
     const uint32_t r = i / kChunks, q = i % kChunks;
@@ -82,8 +107,11 @@ __device__ void stage_w(uint8_t *ws, const tile_view &t) {
 
 /* Bytes of Wt's tile (rows c0.., columns r0..) that differ from the staged
  * W tile's transpose, counted by this thread. */
-__device__ uint32_t compare_wt(const uint8_t *ws, const tile_view &t) {
+__device__ uint32_t compare_wt(uint8_t *ws, const tile_view &t) {
   const sg_k_desc &d = *t.d;
+  if (t.nc == 0) {
+    return span_pass(ws, d.wt, t, false);
+  }
   const bool vec = (d.vec & SG_K_VEC_WT) != 0 && t.nr == kTile;
   uint32_t bad = 0;
   for (uint32_t i = threadIdx.x; i < kTile * kChunks; i += kThreads) {
@@ -125,6 +153,14 @@ __device__ tile_view view_of(const sg_k_desc *descs, uint32_t count,
   tile_view t;
   t.d = &descs[find_desc(descs, count, tile)];
   const uint64_t local = tile - t.d->item_first[kMode];
+  if ((t.d->vec & SG_K_VEC_LINEAR) != 0) {
+    const uint64_t n = t.d->rows * t.d->cols;
+    t.r0 = local * SG_K_LINEAR_ITEM;
+    t.c0 = 0;
+    t.nr = static_cast<uint32_t>(min(static_cast<uint64_t>(SG_K_LINEAR_ITEM), n - t.r0));
+    t.nc = 0;
+    return t;
+  }
   t.r0 = local / t.d->tiles_per_row * kTile;
   t.c0 = local % t.d->tiles_per_row * kTile;
   t.nr = static_cast<uint32_t>(min(static_cast<uint64_t>(kTile), t.d->rows - t.r0));

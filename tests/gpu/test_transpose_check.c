@@ -16,7 +16,7 @@ static const struct {
   uint64_t rows, cols;
   uint32_t group;
 } shapes[PARAMS] = {
-    {300, 200, 0}, {128, 128, 3}, {1, 50, 3}, {257, 1000, 7}, {1024, 2048, 7},
+    {300, 200, 0}, {128, 128, 3}, {1, 20000, 3}, {257, 1000, 7}, {1024, 2048, 7},
 };
 
 typedef struct fixture {
@@ -162,12 +162,13 @@ START_TEST(corruptions_are_found_counted_and_the_first_kept) {
   corrupt(&f, 3, 0, 0);
   corrupt(&f, 4, 2047, 1023); /* the last byte of an aligned one */
   corrupt(&f, 0, 199, 299);
+  corrupt(&f, 2, 19999, 0); /* the last byte of a vector's second (linear) span */
   check(&f);
   r = get_report(&f);
-  ck_assert_uint_eq(r.r.stale_params, 4);
+  ck_assert_uint_eq(r.r.stale_params, 5);
   ck_assert_uint_eq(r.r.first_stale_check, 2); /* the first is kept */
   ck_assert_uint_eq(r.r.first_stale_param, 1);
-  expect_counts(&r, (const uint64_t[PARAMS]){1, 2, 0, 2, 1});
+  expect_counts(&r, (const uint64_t[PARAMS]){1, 2, 1, 2, 1});
   close_fixture(&f);
 }
 END_TEST

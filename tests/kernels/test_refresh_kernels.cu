@@ -171,9 +171,12 @@ static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety
  * rows, current and block scaling (partial edge blocks in most shapes)
  * with and without power-of-two scales. */
 START_TEST(edge_shapes) {
+  /* 1 x 40000 and 40000 x 1: three linear transpose spans, the last
+   * ragged, where aligned and unpadded; tiles otherwise. */
   static const uint64_t shapes[][2] = {{1, 1},     {1, 1000}, {1000, 1},  {128, 128},
                                        {127, 129}, {129, 127}, {64, 128}, {16, 16},
-                                       {17, 300},  {256, 3},   {257, 383}, {256, 256}};
+                                       {17, 300},  {256, 3},   {257, 383}, {256, 256},
+                                       {1, 40000}, {40000, 1}};
   const uint32_t n = sizeof shapes / sizeof shapes[0];
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
   for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
