@@ -1,40 +1,35 @@
 /* Parameter sets of bench_refresh; sets.h says how memory is laid out. */
 #include "sets.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sg_cuda_check.h"
-
-typedef struct shape_run {
-  uint32_t repeat;
-  bench_shape shape;
-} shape_run;
+#include "shape_list.h"
 
 typedef struct set_def {
   const char *name, *about;
-  const shape_run *runs;
+  const bench_shape_run *runs;
   size_t nruns;
 } set_def;
 
 /* GPT: 24 layers of QKV, output projection, MLP up and down. */
-static const shape_run kGpt[] = {{24, {6144, 2048}}, {24, {2048, 2048}},
+static const bench_shape_run kGpt[] = {{24, {6144, 2048}}, {24, {2048, 2048}},
                                  {24, {8192, 2048}}, {24, {2048, 8192}}};
-static const shape_run kSmall[] = {{4096, {64, 128}}};
+static const bench_shape_run kSmall[] = {{4096, {64, 128}}};
 /* Large, odd, degenerate and many small tensors together. */
-static const shape_run kMixed[] = {{8, {4096, 4096}}, {8, {3000, 1000}}, {8, {1024, 4099}},
+static const bench_shape_run kMixed[] = {{8, {4096, 4096}}, {8, {3000, 1000}}, {8, {1024, 4099}},
                                    {8, {1, 50000}},   {8, {50000, 1}},   {8, {513, 257}},
                                    {512, {96, 80}},   {512, {33, 257}}};
 /* The zoo: real models' weights as one rank holds them. */
-static const shape_run kLlama8b[] = {{1, {6144, 4096}}, {1, {4096, 4096}}, {1, {28672, 4096}},
+static const bench_shape_run kLlama8b[] = {{1, {6144, 4096}}, {1, {4096, 4096}}, {1, {28672, 4096}},
                                      {1, {4096, 14336}}};
-static const shape_run kLlama70bTp8[] = {{1, {1280, 8192}}, {1, {8192, 1024}},
+static const bench_shape_run kLlama70bTp8[] = {{1, {1280, 8192}}, {1, {8192, 1024}},
                                          {1, {7168, 8192}}, {1, {8192, 3584}}};
-static const shape_run kMoe[] = {{16, {14336, 4096}}, {8, {4096, 14336}}};
-static const shape_run kGpt3Tp8[] = {{1, {4608, 12288}}, {1, {12288, 1536}},
+static const bench_shape_run kMoe[] = {{16, {14336, 4096}}, {8, {4096, 14336}}};
+static const bench_shape_run kGpt3Tp8[] = {{1, {4608, 12288}}, {1, {12288, 1536}},
                                      {1, {6144, 12288}}, {1, {12288, 6144}}};
-static const shape_run kEmbeddings[] = {{1, {128256, 4096}}, {1, {50257, 768}}};
+static const bench_shape_run kEmbeddings[] = {{1, {128256, 4096}}, {1, {50257, 768}}};
 
 #define RUNS(a) a, sizeof a / sizeof a[0]
 static const set_def kSets[] = {
@@ -56,7 +51,7 @@ const char *const bench_set_names[] = {"gpt",           "small",
                                        "zoo-gpt3-175b-tp8",  "zoo-embeddings"};
 const uint32_t bench_set_name_count = sizeof bench_set_names / sizeof bench_set_names[0];
 
-static void fill_shapes(bench_set *set, const shape_run *runs, size_t nruns) {
+static void fill_shapes(bench_set *set, const bench_shape_run *runs, size_t nruns) {
   for (size_t r = 0; r < nruns; r++) {
     set->count += runs[r].repeat;
   }
@@ -71,40 +66,18 @@ static void fill_shapes(bench_set *set, const shape_run *runs, size_t nruns) {
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
-/* A shape list "[N*]RxC[,[N*]RxC...]" (N tensors of R x C each) into
- * set->shapes; 0 if it does not parse or names no element. */
+/* A --shapes list into set->shapes (shape_list.h); 0 if it is refused. */
 static int parse_shapes(bench_set *set, const char *spec) {
-  uint32_t n = 1;
-  for (const char *c = spec; *c != '\0'; c++) {
-    n += *c == ',';
+  bench_shape_run *runs = NULL;
+  uint32_t n = 0;
+  if (!bench_parse_shapes(spec, &runs, &n)) {
+    return 0;
   }
-  shape_run *runs = static_cast<shape_run *>(calloc(n, sizeof *runs));
-  const char *at = spec;
-  uint32_t k = 0;
-  for (; k < n; k++) {
-    unsigned long long a = 0, b = 0, c = 0;
-    int used = 0;
-    if (sscanf(at, "%llu*%llux%llu%n", &a, &b, &c, &used) == 3) {
-      runs[k] = shape_run{static_cast<uint32_t>(a), {b, c}};
-    } else if (sscanf(at, "%llux%llu%n", &b, &c, &used) == 2) {
-      runs[k] = shape_run{1, {b, c}};
-    } else {
-      break;
-    }
-    at += used;
-    if (runs[k].repeat == 0 || b == 0 || c == 0 || (*at != ',' && *at != '\0')) {
-      break;
-    }
-    at += *at == ',';
-  }
-  const int ok = k == n;
-  if (ok) {
-    set->name = "shapes";
-    set->about = spec;
-    fill_shapes(set, runs, n);
-  }
+  set->name = "shapes";
+  set->about = spec;
+  fill_shapes(set, runs, n);
   free(runs);
-  return ok;
+  return 1;
 }
 
 static int set_shapes(bench_set *set, const char *name) {

@@ -10,16 +10,13 @@
 #include <stdint.h>
 
 #include "refresh.h"
+#include "shape_list.h"
 
 enum { BENCH_RECIPES = 3 }; /* SG_K_RECIPE_DELAYED, _CURRENT, _BLOCK */
 
 #ifdef __cplusplus /* bench_cond calls these from C */
 extern "C" {
 #endif
-
-typedef struct bench_shape {
-  uint64_t rows, cols;
-} bench_shape;
 
 typedef struct bench_set {
   const char *name;
