@@ -54,8 +54,7 @@ struct sg_k_transpose_ring {
 __device__ __forceinline__ void sg_k_linear_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
                                                   const sg_k_view &v, uint64_t local) {
   const uint64_t at = local * SG_K_LINEAR_ITEM;
-  const uint64_t left = max(v.rows, v.cols) - at; /* the other is 1 */
-  const uint32_t bytes = left < SG_K_LINEAR_ITEM ? static_cast<uint32_t>(left) : SG_K_LINEAR_ITEM;
+  const uint32_t bytes = sg_k_linear_bytes(v.rows, v.cols, local);
   const uint8_t *src = v.w + at;
   if (threadIdx.x == 0) {
     job = sg_k_tile_job{v.wt + at, 1, bytes, 1, SG_K_DRAIN_LINEAR, 0};

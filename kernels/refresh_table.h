@@ -124,6 +124,15 @@ uint32_t sg_k_layout_for(uint64_t tiles, uint64_t wide);
 uint32_t sg_k_whole_lists(const sg_k_param *p);
 uint32_t sg_k_grid_lists(const sg_k_param *p);
 
+/* Bytes of span `local` of a linear parameter of rows x cols (one of them
+ * 1): SG_K_LINEAR_ITEM, the last one what is left. For the refresh and the
+ * stale-transpose check alike. */
+SG_K_HOST_DEVICE static inline uint32_t sg_k_linear_bytes(uint64_t rows, uint64_t cols,
+                                                          uint64_t local) {
+  const uint64_t left = (rows > cols ? rows : cols) - local * SG_K_LINEAR_ITEM;
+  return left < SG_K_LINEAR_ITEM ? (uint32_t)left : SG_K_LINEAR_ITEM;
+}
+
 /* Byte offsets of the descriptor and scratch arrays from the table's start. */
 SG_K_HOST_DEVICE static inline size_t sg_k_descs_offset(void) { return sizeof(sg_k_table); }
 

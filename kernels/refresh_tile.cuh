@@ -35,11 +35,6 @@ __device__ __forceinline__ uint32_t sg_k_slot(uint32_t row, uint32_t q) {
   return row * 8u + (q ^ ((row >> 4) & 7u));
 }
 
-/* Byte (row, col) of the tile in shared memory. */
-__device__ __forceinline__ uint32_t sg_k_tile_byte(uint32_t row, uint32_t col) {
-  return 16u * sg_k_slot(row, col >> 4) + (col & 15u);
-}
-
 /* Up to 16 bytes at p for a gather (n of them wanted, inside [lo, hi)):
  * one vector where p is 16-byte aligned and the whole chunk wanted, else
  * aligned words (refresh_unaligned.cuh). */

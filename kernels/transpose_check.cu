@@ -154,10 +154,9 @@ __device__ tile_view view_of(const sg_k_desc *descs, uint32_t count,
   t.d = &descs[find_desc(descs, count, tile)];
   const uint64_t local = tile - t.d->item_first[kMode];
   if ((t.d->vec & SG_K_VEC_LINEAR) != 0) {
-    const uint64_t n = t.d->rows * t.d->cols;
     t.r0 = local * SG_K_LINEAR_ITEM;
     t.c0 = 0;
-    t.nr = static_cast<uint32_t>(min(static_cast<uint64_t>(SG_K_LINEAR_ITEM), n - t.r0));
+    t.nr = sg_k_linear_bytes(t.d->rows, t.d->cols, local);
     t.nc = 0;
     return t;
   }

@@ -253,6 +253,9 @@ START_TEST(dense_vectors_transpose_in_linear_spans) {
     ck_assert_uint_eq(d[i].items[SG_K_MODE_CAST_TRANSPOSE], tiles);
   }
   ck_assert_uint_eq(d[1].item_first[SG_K_MODE_TRANSPOSE], spans);
+  ck_assert_uint_eq(sg_k_linear_bytes(1, 40000, 0), SG_K_LINEAR_ITEM);
+  ck_assert_uint_eq(sg_k_linear_bytes(40000, 1, 2), 40000 - 2 * SG_K_LINEAR_ITEM); /* ragged */
+  ck_assert_uint_eq(sg_k_linear_bytes(1, 1, 0), 1);
   p[0].recipe = SG_K_RECIPE_BLOCK;
   ck_assert(!sg_k_linear(&p[0]));
   p[0].recipe = SG_K_RECIPE_CURRENT;
