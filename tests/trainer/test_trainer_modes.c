@@ -11,7 +11,9 @@
  *    clearly worse final loss (threshold below);
  *  - current and block scaling (--recipe): graph identical to eager in each,
  *    each different from delayed scaling, and each passing the trainer's
- *    loss check. */
+ *    loss check;
+ *  - a 20-step run is not loss-checked (the check needs 400 steps) and
+ *    exits 0. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, posix_spawn */
 #include <check.h>
 #include <math.h>
@@ -189,6 +191,23 @@ START_TEST(block_scaling_graph_matches_eager) {
 }
 END_TEST
 
+/* The loss check applies to runs of at least 400 steps: the default run
+ * is checked (and passes), a 20-step run (what a sanitizer runs) says it
+ * is not checked and exits 0. */
+START_TEST(short_run_is_not_loss_checked) {
+  ck_assert_msg(strstr(get(GRAPH)->out, "(check: <= 20%): PASS") != NULL,
+                "the default run's loss check did not pass:\n%s", get(GRAPH)->out);
+  const char *args[] = {"--mode", "graph", "--steps", "20", "--warmup", "5",
+                        "--print-every", "0", NULL};
+  trainer_result t = run_trainer(dir, args, NULL);
+  ck_assert_msg(t.exited && t.code == 0, "20 steps: %s %d\n%s\n%s",
+                t.exited ? "exit" : "signal", t.code, t.out, t.err);
+  ck_assert_msg(strstr(t.out, "(not checked: the check needs >= 400 steps)") != NULL,
+                "20 steps were loss-checked:\n%s", t.out);
+  trainer_result_free(&t);
+}
+END_TEST
+
 static void cleanup(void) {
   for (int i = 0; i < RUNS; i++) {
     char path[4200];
@@ -218,6 +237,7 @@ int main(void) {
   tcase_add_test(tc, stale_diverges);
   tcase_add_test(tc, current_scaling_graph_matches_eager);
   tcase_add_test(tc, block_scaling_graph_matches_eager);
+  tcase_add_test(tc, short_run_is_not_loss_checked);
   suite_add_tcase(s, tc);
   const int rc = sg_run_suite(s, CK_NOFORK); /* the runs are cached across cases */
   cleanup();
