@@ -39,12 +39,13 @@ struct sg_k_tile_job {
   uint32_t pad_;
 };
 
-/* Three stages of one chunk of tiles each. */
-template <class Chunk>
+/* Three stages of one chunk of K tiles each (chunks of one size and any
+ * order share it). */
+template <uint32_t K>
 struct sg_k_transpose_ring {
   static constexpr uint32_t kStages = 3;
-  sg_k_tile_smem tile[kStages][Chunk::K];
-  sg_k_tile_job job[kStages][Chunk::K];
+  sg_k_tile_smem tile[kStages][K];
+  sg_k_tile_job job[kStages][K];
 };
 
 /* Starts loading span `local` of a linear parameter (SG_K_VEC_LINEAR,
@@ -155,7 +156,7 @@ __device__ __forceinline__ void sg_k_grid_store(sg_k_grid_move &m) {
  * are on their way; the whole instance stores it at the next issue (m). */
 template <class Chunk, bool WHOLE, bool GRID>
 __device__ __forceinline__ void sg_k_transpose_issue_chunk(
-    sg_k_transpose_ring<Chunk> &ring, uint32_t s, sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur,
+    sg_k_transpose_ring<Chunk::K> &ring, uint32_t s, sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur,
     sg_k_grid_move &m) {
   static_assert(Chunk::K <= SG_K_THREADS / 32, "a warp per tile of a chunk moves its grid entry");
   uint32_t items = 0;
@@ -206,9 +207,9 @@ __device__ __forceinline__ void sg_k_transpose_drain(const sg_k_tile_smem &sh,
  * together, after at least one issue past the last tile, which stores the
  * last grid entries on their way. */
 template <class Chunk, bool WHOLE, bool GRID>
-__device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chunk> &ring,
+__device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chunk::K> &ring,
                                                         sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> cur) {
-  constexpr uint32_t S = sg_k_transpose_ring<Chunk>::kStages;
+  constexpr uint32_t S = sg_k_transpose_ring<Chunk::K>::kStages;
   sg_k_grid_move m{nullptr, 0.0f};
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {

@@ -147,10 +147,14 @@ __device__ __forceinline__ sg_k_view sg_k_load_view(const sg_k_desc &d) {
  * neighbouring blocks work on neighbouring tiles and W and Wt are read and
  * written in long runs across blocks, not as 128-byte pieces scattered over
  * a parameter. Inside a parameter, consecutive items are ordered so that a
- * chunk is a kRows x kCols block of tiles (sg_k_tile_origin). */
-template <uint32_t ROWS, uint32_t COLS>
+ * chunk is a kRows x kCols block of tiles, and consecutive chunks go down
+ * a super-band of SUPER chunk rows before they move right
+ * (sg_k_tile_origin): the blocks in flight then cover SUPER chunk rows of
+ * W and write Wt rows in runs of up to SUPER x kRows tiles, where 1 gives
+ * runs of kRows tiles on parameters wider than the grid's chunks. */
+template <uint32_t ROWS, uint32_t COLS, uint32_t SUPER = 1>
 struct sg_k_chunk {
-  static constexpr uint32_t kRows = ROWS, kCols = COLS, K = ROWS * COLS;
+  static constexpr uint32_t kRows = ROWS, kCols = COLS, K = ROWS * COLS, kSuper = SUPER;
 };
 
 /* The block's current chunk: items [j, min(j + K, end)), and for each the
@@ -235,29 +239,34 @@ __device__ __forceinline__ void sg_k_cursor_advance(sg_k_cursor<MODE, Chunk> &c)
 }
 
 /* Origin (r0, c0) in W of the view's tile `local`. Tile rows are taken in
- * bands of kRows, and each band in groups of kCols tile columns, row-major
- * inside a group (the last band and group may be narrower), so K
- * consecutive items form one chunk-shaped block of tiles. */
+ * super-bands of kSuper chunk rows; inside one, chunk columns (kCols tile
+ * columns each) left to right, and down each column chunk by chunk,
+ * row-major inside a chunk (the last super-band, chunk column and chunk
+ * may be smaller), so K consecutive items form one chunk-shaped block of
+ * tiles. */
 template <class Chunk>
 __device__ __forceinline__ void sg_k_tile_origin(const sg_k_view &v, uint64_t local,
                                                  uint64_t &r0, uint64_t &c0) {
   constexpr uint64_t kR = Chunk::kRows;
   constexpr uint64_t kC = Chunk::kCols;
+  constexpr uint64_t kH = kR * Chunk::kSuper; /* tile rows of a super-band */
   const uint64_t tpr = v.tiles_per_row;
   uint64_t tr, tc;
-  if constexpr (kR == 1 && kC == 1) {
+  if constexpr (kH == 1 && kC == 1) {
     tr = sg_k_div(local, tpr);
     tc = local - tr * tpr;
   } else {
-    const uint64_t band = sg_k_div(local, kR * tpr);
-    const uint64_t in_band = local - band * kR * tpr;
-    const uint64_t br = min(kR, (v.rows + SG_K_TILE - 1) / SG_K_TILE - band * kR);
-    const uint64_t grp = sg_k_div(in_band, br * kC);
-    const uint64_t in_grp = in_band - grp * br * kC;
+    const uint64_t sb = sg_k_div(local, kH * tpr);
+    const uint64_t in_sb = local - sb * kH * tpr;
+    const uint64_t sbr = min(kH, (v.rows + SG_K_TILE - 1) / SG_K_TILE - sb * kH);
+    const uint64_t grp = sg_k_div(in_sb, sbr * kC);
+    const uint64_t in_grp = in_sb - grp * sbr * kC;
     const uint64_t gc = min(kC, tpr - grp * kC);
-    const uint64_t dr = sg_k_div(in_grp, gc);
-    tr = band * kR + dr;
-    tc = grp * kC + (in_grp - dr * gc);
+    const uint64_t b = kH == kR ? 0 : sg_k_div(in_grp, kR * gc);
+    const uint64_t in_chunk = in_grp - b * kR * gc;
+    const uint64_t dr = sg_k_div(in_chunk, gc);
+    tr = sb * kH + b * kR + dr;
+    tc = grp * kC + (in_chunk - dr * gc);
   }
   r0 = tr * SG_K_TILE;
   c0 = tc * SG_K_TILE;
