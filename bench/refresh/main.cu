@@ -6,14 +6,18 @@
  *   bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]
  *                 [--mode transpose|cast|cast-transpose]
  *                 [--recipe delayed|current|block] [--layout auto|narrow|wide]
- *                 [--csv PATH] [--reps N >= 20]
+ *                 [--instance auto|general] [--csv PATH] [--reps N >= 20]
  *
  * --shapes runs one set of the shapes given (N tensors of R x C each)
  * instead of the named sets, to time one class of a set's tensors alone or
  * a model's own weights; --mode and --recipe keep only their rows.
  *
  * The tile modes run in the layout sg_k_refresh_layout picks for the set
- * (auto, as the plugin does), or in the one forced, to compare the two.
+ * (auto, as the plugin does), or in the one forced, to compare the two;
+ * and in the kernel instances the plan picks (auto: the whole-tile ones
+ * where every tile is whole), or in the general ones (--instance general:
+ * what a selection with one odd parameter costs its whole ones; the
+ * layout column then reads narrow/g or wide/g).
  *
  * Bytes count reads plus writes per element: transpose 2; cast 5 (FP32
  * master) or 3 (BF16), cast-transpose 6 or 4; current scaling reads the
@@ -69,6 +73,7 @@ typedef struct options {
   const char *shapes; /* a shape list, run instead of the named sets; or NULL */
   const char *mode, *recipe; /* the rows kept, or NULL: all */
   int layout;      /* SG_K_LAYOUT_*, or -1: the set's own choice */
+  int general;     /* nonzero: the general instances (plan.whole cleared) */
   const char *csv;
   int reps;
 } options;
@@ -80,6 +85,7 @@ typedef struct context {
   cudaStream_t stream;
   int reps;
   int layout;
+  int general;
   FILE *csv;
 } context;
 
@@ -92,7 +98,8 @@ typedef struct row {
 static void usage(void) {
   fprintf(stderr, "usage: bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]"
                   " [--mode transpose|cast|cast-transpose] [--recipe delayed|current|block]"
-                  " [--layout auto|narrow|wide] [--csv PATH] [--reps N>=20]\n  sets:");
+                  " [--layout auto|narrow|wide] [--instance auto|general] [--csv PATH]"
+                  " [--reps N>=20]\n  sets:");
   for (uint32_t i = 0; i < bench_set_name_count; i++) {
     fprintf(stderr, " %s", bench_set_names[i]);
   }
@@ -113,6 +120,16 @@ static int parse_layout(const char *name) {
   return -1;
 }
 
+static int parse_instance(const char *name) {
+  if (strcmp(name, "general") == 0) {
+    return 1;
+  }
+  if (strcmp(name, "auto") != 0) {
+    usage();
+  }
+  return 0;
+}
+
 static int is_zoo(const char *name) { return strncmp(name, "zoo", 3) == 0; }
 
 /* Whether --set picks the set `name`. */
@@ -121,7 +138,7 @@ static int selected(const options *o, const char *name) {
 }
 
 static options parse(int argc, char **argv) {
-  options o = {NULL, NULL, NULL, NULL, -1, NULL, 30};
+  options o = {NULL, NULL, NULL, NULL, -1, 0, NULL, 30};
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) {
       usage();
@@ -136,6 +153,8 @@ static options parse(int argc, char **argv) {
       o.recipe = argv[i + 1];
     } else if (strcmp(argv[i], "--layout") == 0) {
       o.layout = parse_layout(argv[i + 1]);
+    } else if (strcmp(argv[i], "--instance") == 0) {
+      o.general = parse_instance(argv[i + 1]);
     } else if (strcmp(argv[i], "--csv") == 0) {
       o.csv = argv[i + 1];
     } else if (strcmp(argv[i], "--reps") == 0) {
@@ -162,7 +181,8 @@ static options parse(int argc, char **argv) {
 
 static void launch(const context *cx, const bench_set *set, const config *cf, uint32_t copy,
                    uint32_t group) {
-  const sg_k_plan plan = bench_set_plan(set, cf->recipe, group, cx->layout);
+  sg_k_plan plan = bench_set_plan(set, cf->recipe, group, cx->layout);
+  plan.whole = cx->general ? 0u : plan.whole;
   SG_CHECK_CUDA(sg_k_refresh_launch(bench_set_table(set, cf->recipe, cf->master_dtype, copy),
                                  cf->mode, group, &plan, NULL, &cx->device, cx->stream));
 }
@@ -232,9 +252,10 @@ static void report(const context *cx, const bench_set *set, const config *cf, co
   const char *v = verdict(set->name, cf, r, target, sizeof target);
   const sg_k_plan plan = bench_set_plan(set, cf->recipe, SG_K_ALL_GROUPS, cx->layout);
   const char *layout = cf->mode == SG_K_MODE_CAST || cf->recipe == SG_K_RECIPE_BLOCK ? "-"
-                       : plan.layout == SG_K_LAYOUT_WIDE                             ? "wide"
-                                                                                     : "narrow";
-  printf("%-18s %-14s %-7s %-4s %-6s %1u %11llu %9.1f %10.1f %7.0f %9.1f %7.0f %6.1f%% %11.1f "
+                       : plan.layout == SG_K_LAYOUT_WIDE ? (cx->general ? "wide/g" : "wide")
+                       : cx->general                     ? "narrow/g"
+                                                         : "narrow";
+  printf("%-18s %-14s %-7s %-4s %-8s %1u %11llu %9.1f %10.1f %7.0f %9.1f %7.0f %6.1f%% %11.1f "
          "%7.1fx %-9s %-6s %s\n",
          set->name, cf->mode_name, cf->recipe_name, cf->master_name, layout, r->launches,
          (unsigned long long)set->elements, r->bytes / 1e6, r->fused_us, gbs, r->copy_us,
@@ -293,6 +314,7 @@ int main(int argc, char **argv) {
   memset(&cx, 0, sizeof cx);
   cx.reps = o.reps;
   cx.layout = o.layout;
+  cx.general = o.general;
   cx.mode = o.mode;
   cx.recipe = o.recipe;
   int device = 0, l2 = 0;
@@ -314,7 +336,7 @@ int main(int argc, char **argv) {
   }
   printf("bench_refresh: %s, %d SMs, L2 %d MB, median of %d runs after %d warm-up\n", prop.name,
          cx.device.sm_count, l2 >> 20, cx.reps, kWarmup);
-  printf("%-18s %-14s %-7s %-4s %-6s %1s %11s %9s %10s %7s %9s %7s %7s %11s %8s %-9s %-6s %s\n",
+  printf("%-18s %-14s %-7s %-4s %-8s %1s %11s %9s %10s %7s %9s %7s %7s %11s %8s %-9s %-6s %s\n",
          "set", "mode", "recipe", "mast", "layout", "L", "elements", "MB", "fused_us", "GB/s",
          "copy_us", "cp_GB/s", "%copy", "per-tens_us", "speedup", "target", "verdict", "verify");
   for (uint32_t i = 0; o.shapes == NULL && i < bench_set_name_count; i++) {
