@@ -884,8 +884,10 @@ typedef struct sg_api {
   /* Post-optimizer-step FP8 refresh of every registered parameter (or one
    * group) in one kernel launch (per recipe, below) on `stream` (any stream, the legacy one
    * included). Capture-safe: no allocation, no synchronisation, no host read
-   * of device memory; the launch reads the session's device table, so a
-   * graph that captured it also refreshes parameters registered later.
+   * of device memory. A captured launch keeps the kernels chosen for the
+   * parameters registered at capture (their recipes, and whether every tile
+   * is a whole aligned 128 x 128 one): register every parameter before
+   * capturing a refresh, in the plugin's capture or the host's.
    * Launches of one session must be ordered (one stream, or joined by
    * events): they share per-parameter scratch in the table. Semantics:
    *  TRANSPOSE:      Wt[j][i] = W[i][j] (bytes; nothing re-quantized).
