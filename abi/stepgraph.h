@@ -884,10 +884,10 @@ typedef struct sg_api {
   /* Post-optimizer-step FP8 refresh of every registered parameter (or one
    * group) in one kernel launch (per recipe, below) on `stream` (any stream, the legacy one
    * included). Capture-safe: no allocation, no synchronisation, no host read
-   * of device memory. A captured launch keeps the kernels chosen for the
-   * parameters registered at capture (their recipes, and whether every tile
-   * is a whole aligned 128 x 128 one): register every parameter before
-   * capturing a refresh, in the plugin's capture or the host's.
+   * of device memory. A launch into a capture (the host's, or the plugin's)
+   * closes registration, as capture_begin does: the captured kernels were
+   * chosen for the parameters registered then (their recipes, and whether
+   * every tile is a whole aligned 128 x 128 one).
    * Launches of one session must be ordered (one stream, or joined by
    * events): they share per-parameter scratch in the table. Semantics:
    *  TRANSPOSE:      Wt[j][i] = W[i][j] (bytes; nothing re-quantized).
@@ -930,9 +930,7 @@ typedef struct sg_api {
    * and the group itself: TRANSPOSE one; the cast modes one per recipe
    * present, plus for CURRENT an amax pass before the cast (so a delayed or
    * block set is one launch, a current set two, a mix up to three). Which
-   * kernels run is decided from the parameters registered at the call: a
-   * graph captured before parameters of another recipe were registered
-   * does not refresh those (register them all first).
+   * kernels run is decided from the parameters registered at the call.
    *
    * SG_REFRESH_REDUCE_AMAX (ABI 1.1) then makes every selected parameter's
    * amax the MAX over the ranks of the session's communicator, in the same

@@ -68,7 +68,8 @@ sg_status sg_require_open_registry(sg_session *s) {
   if (st == SG_OK && s->frozen) {
     st = sg_fail(&s->diag, SG_ERR_INVALID_STATE,
                  "registration is closed once the session's first capture "
-                 "has begun (captured graphs bake the tables in)");
+                 "has begun or a refresh was launched into a capture "
+                 "(captured graphs bake the tables in)");
   }
   return st;
 }

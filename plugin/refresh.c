@@ -64,18 +64,26 @@ static sg_status check_selection(sg_session *s, const sg_refresh_args *in,
 }
 
 /* The kernels the selection's recipes need (refresh.h, sg_k_refresh_kernels),
- * the tile modes in the layout its shapes suit: both from the registered
- * parameters at each call (host metadata, like the selection check). A
- * captured launch keeps what it was captured with, which stays correct for
- * any table of the same recipes, only maybe slower. */
+ * the tile modes in the layout its shapes suit and the instances its tiles
+ * allow: all from the registered parameters at each call (host metadata,
+ * like the selection check). A captured launch keeps what it was captured
+ * with, which is right for those parameters only: the whole-tile instances
+ * would move a parameter registered later with edge or unaligned tiles as
+ * whole aligned ones, past its bytes. So a launch into any capture (the
+ * host's own, or the plugin's) closes registration, as capture_begin does
+ * (sg_require_open_registry). */
 static sg_status launch(sg_session *s, sg_stream stream,
                         const sg_refresh_args *in, const sg_k_plan *plan) {
-  sg_status st = SG_CUDA(&s->diag, sg_k_refresh_launch(s->fp8.device_table, in->mode,
-                                                in->group, plan, in->noop_flag,
-                                                &s->refresh_device,
-                                                (cudaStream_t)stream));
+  enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  sg_status st = SG_CUDA(&s->diag, cudaStreamIsCapturing((cudaStream_t)stream, &capturing));
+  if (st == SG_OK) {
+    st = SG_CUDA(&s->diag, sg_k_refresh_launch(s->fp8.device_table, in->mode, in->group, plan,
+                                               in->noop_flag, &s->refresh_device,
+                                               (cudaStream_t)stream));
+  }
   if (st == SG_OK) {
     s->stats.refreshes++;
+    s->frozen = s->frozen || capturing != cudaStreamCaptureStatusNone;
   }
   return st;
 }

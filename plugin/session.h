@@ -33,7 +33,7 @@ struct sg_session {
   sg_diag diag;         /* the detail message and the logger */
   sg_session_config config; /* the host's, defaults filled in */
   bool validation_only;
-  bool frozen; /* a capture has begun: registration is closed */
+  bool frozen; /* a capture has begun, or a refresh was captured: registration is closed */
   sg_state state;
   int device;
   int sm_count;

@@ -2,7 +2,9 @@
  * (transpose-only parameter) and the FP32 master (cast-transpose parameter)
  * and then calls post_optimizer_step for each group replays correctly, step
  * after step, against the CPU reference; the device no-op flag makes the
- * captured refresh skip without re-capturing. */
+ * captured refresh skip without re-capturing. A refresh captured by the
+ * host (its own stream capture) replays correctly too and closes
+ * registration, which an eager refresh leaves open. */
 #define _POSIX_C_SOURCE 200809L
 #include "fp8_reference.h"
 #include "gpu_common.h"
@@ -187,11 +189,61 @@ START_TEST(captured_refresh_replays_correctly) {
 }
 END_TEST
 
+/* Registration stays open after eager refreshes; a refresh launched into
+ * the host's own capture closes it (the captured kernels were picked for
+ * the parameters registered then) with SG_ERR_INVALID_STATE and a message
+ * saying why, and the host's graph refreshes Wt when launched. */
+START_TEST(host_captured_refresh_closes_registration) {
+  sg_session_config cfg = gt_config();
+  sg_session *s = gt_session(&cfg);
+  cudaStream_t st = gt_stream(1);
+  param_bufs p0, p1, p2;
+  alloc_param(&p0, 0);
+  alloc_param(&p1, 0);
+  alloc_param(&p2, 0);
+  uint32_t x = 777u;
+  for (uint32_t i = 0; i < ELEMS; i++) {
+    x = x * 1664525u + 1013904223u;
+    want0.w[i] = (uint8_t)(x >> 24);
+  }
+  SG_CHECK_CUDA(cudaMemcpy(p0.w, want0.w, ELEMS, cudaMemcpyHostToDevice));
+  sg_fp8_param_desc d[3] = {describe(&p0, 0), describe(&p1, 0), describe(&p2, 0)};
+  GT_OK(s, gt_api->register_fp8_params(s, &d[0], 1, NULL));
+  sg_refresh_args t = {sizeof t, SG_REFRESH_TRANSPOSE, 0, NULL, 0, 0};
+  GT_OK(s, gt_api->post_optimizer_step(s, (sg_stream)st, &t));
+  GT_OK(s, gt_api->register_fp8_params(s, &d[1], 1, NULL)); /* eager: still open */
+  cudaGraph_t graph = NULL;
+  SG_CHECK_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  GT_OK(s, gt_api->post_optimizer_step(s, (sg_stream)st, &t));
+  SG_CHECK_CUDA(cudaStreamEndCapture(st, &graph));
+  GT_EXPECT(s, gt_api->register_fp8_params(s, &d[2], 1, NULL), SG_ERR_INVALID_STATE);
+  char msg[512];
+  GT_OK(s, gt_api->last_error(s, msg, sizeof msg, NULL));
+  ck_assert_msg(strstr(msg, "a refresh was launched into a capture") != NULL, "message: %s", msg);
+  SG_CHECK_CUDA(cudaMemset(p0.wt, 0, ELEMS));
+  cudaGraphExec_t exec = NULL;
+  SG_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  SG_CHECK_CUDA(cudaGraphLaunch(exec, st));
+  sg_k_param v0 = host_view(&want0, 0);
+  sg_ref_refresh(&v0, SG_K_MODE_TRANSPOSE);
+  read_param(&got0, &p0, st);
+  ck_assert_msg(memcmp(got0.wt, want0.wt, ELEMS) == 0, "the host graph's Wt");
+  SG_CHECK_CUDA(cudaGraphExecDestroy(exec));
+  SG_CHECK_CUDA(cudaGraphDestroy(graph));
+  gt_api->session_destroy(s);
+  free_param(&p0);
+  free_param(&p1);
+  free_param(&p2);
+  SG_CHECK_CUDA(cudaStreamDestroy(st));
+}
+END_TEST
+
 static Suite *make_suite(void) {
   Suite *suite = suite_create("refresh_graph");
   TCase *t = tcase_create("refresh");
   tcase_set_timeout(t, 120);
   tcase_add_test(t, captured_refresh_replays_correctly);
+  tcase_add_test(t, host_captured_refresh_closes_registration);
   suite_add_tcase(suite, t);
   return suite;
 }
