@@ -152,10 +152,10 @@ enum {
  * unaligned code, which the GPT set's all-whole tiles paid for in speed.
  * `grids`: the tile lists (bit 1 << SG_K_LIST_TRANSPOSE only) in which
  * some selected tile carries a block grid entry (block scaling's
- * transpose): their whole instance is the one that also moves grids, so the
- * delayed recipe's keeps no grid code. 0 in whole is always valid (the
- * general instances); a grids bit may be set for a selection without
- * grids, never left clear for one with them. */
+ * transpose): the transpose mode then runs the grid transpose after the
+ * tiles. 0 in whole is always valid (the general instances); a grids bit
+ * may be set for a selection without grids, never left clear for one with
+ * them. */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
@@ -186,7 +186,8 @@ const sg_k_plan *sg_k_refresh_find_plan(const sg_k_group_plan *plans, uint32_t n
                                         uint32_t group);
 
 /* Kernels a launch may run (one per work list, the block list twice: cast
- * and cast-transpose). */
+ * and cast-transpose; and block scaling's grid transpose, which walks the
+ * transpose list for the tiles' scale_inv entries). */
 enum {
   SG_K_KERNEL_TRANSPOSE = 0,
   SG_K_KERNEL_CAST = 1,
@@ -194,7 +195,8 @@ enum {
   SG_K_KERNEL_AMAX = 3,
   SG_K_KERNEL_BLOCK_CAST = 4,
   SG_K_KERNEL_BLOCK_CAST_TRANSPOSE = 5,
-  SG_K_KERNEL_COUNT = 6
+  SG_K_KERNEL_GRID = 6,
+  SG_K_KERNEL_COUNT = 7
 };
 
 /* What the launcher needs of the device, queried once by sg_k_refresh_load
@@ -220,8 +222,8 @@ uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t ker
  * (sg_k_refresh_plan over the array the table was built from, or over a
  * superset of that selection): a list it leaves out is not launched, and a
  * whole bit it sets is trusted (the whole instances move every tile as a
- * full aligned 128 x 128 one), as is a grids bit it leaves clear (that
- * whole transpose moves no grid). No allocation, no synchronisation, no reads
+ * full aligned 128 x 128 one), as is a grids bit it leaves clear (no grid
+ * transpose runs). No allocation, no synchronisation, no reads
  * of device memory by the host, no attribute or occupancy query: legal
  * inside a stream capture. noop_flag: a device int32, or NULL; when it is
  * nonzero at run time every kernel does nothing. Returns

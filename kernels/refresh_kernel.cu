@@ -1,10 +1,9 @@
 /* The refresh kernel, one instantiation per kernel (a mode's, the amax pass,
- * the block-scaled casts) and layout, the tile kernels also in a whole-tile
- * instance (sg_k_plan.whole: no edge, unaligned or grid code, so the GPT
- * set's all-whole tiles run the lean loop they had before the recipes and
- * the unaligned path grew the general one), the transpose in a third, whole
- * but moving block grids (sg_k_plan.grids: block scaling's transpose ran at
- * 54-57% of the copy in the general one), and its launcher. A persistent grid
+ * the block-scaled casts, block scaling's grid transpose) and layout, the
+ * tile kernels also in a whole-tile instance (sg_k_plan.whole: no edge or
+ * unaligned code, so the GPT set's all-whole tiles run the lean loop they
+ * had before the recipes and the unaligned path grew the general one), and
+ * its launcher. A persistent grid
  * (as many blocks as fit on the GPU at once) walks a work list of the
  * launch's group in the device table. A launch runs the kernels its plan
  * names, one after another on the stream; every attribute and occupancy
@@ -16,6 +15,7 @@
 #include "refresh.h"
 #include "refresh_block.cuh"
 #include "refresh_cast_transpose.cuh"
+#include "refresh_grid.cuh"
 #include "refresh_items.cuh"
 #include "refresh_pipeline.cuh"
 #include "refresh_schedule.cuh"
@@ -42,17 +42,16 @@ struct sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT> {
 };
 
 /* The order a transpose instance deals its chunks in: the wide layout's
- * whole instance without grids in super-bands of 32 chunk rows (8192 W
- * rows), so that the blocks in flight write Wt in runs of up to 8 KB and
- * read W in runs of 1 KB or more, where one chunk row a band wrote runs of
- * 1 KB on an [8192, 8192] W and of 300 bytes on a [4096, 28672] one: on
- * the H200 the zoo's transposes gained 2-7 points of the copy and the GPT
- * set lost one. The same order cost the grid-moving and the general
- * instances 3-6 points (the block recipe, the embeddings): they keep one
- * chunk row a band. */
-template <uint32_t LAYOUT, bool WHOLE, bool GRID>
+ * whole instance in super-bands of 32 chunk rows (8192 W rows), so that
+ * the blocks in flight write Wt in runs of up to 8 KB and read W in runs
+ * of 1 KB or more, where one chunk row a band wrote runs of 1 KB on an
+ * [8192, 8192] W and of 300 bytes on a [4096, 28672] one: on the H200 the
+ * zoo's transposes gained 2-7 points of the copy and the GPT set lost one.
+ * The same order cost the general instance 5 points (the embeddings): it
+ * keeps one chunk row a band. */
+template <uint32_t LAYOUT, bool WHOLE>
 using sg_k_transpose_chunk =
-    typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE && WHOLE && !GRID, sg_k_chunk<2, 2, 32>,
+    typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE && WHOLE, sg_k_chunk<2, 2, 32>,
                               typename sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT>::Chunk>::type;
 
 template <uint32_t LAYOUT>
@@ -60,9 +59,12 @@ struct sg_k_layout_of<SG_K_KERNEL_CAST_TRANSPOSE, LAYOUT> {
   using Smem = sg_k_ct_ring<LAYOUT == SG_K_LAYOUT_WIDE ? SG_K_CT_WIDE_STAGES : 4u>;
 };
 
-/* The work list a kernel walks (the two block kernels share one). */
+/* The work list a kernel walks (the two block kernels share one; the grid
+ * transpose walks the transpose's tiles). */
 __host__ __device__ constexpr uint32_t sg_k_list_of(uint32_t kernel) {
-  return kernel == SG_K_KERNEL_BLOCK_CAST_TRANSPOSE ? uint32_t{SG_K_LIST_BLOCK} : kernel;
+  return kernel == SG_K_KERNEL_BLOCK_CAST_TRANSPOSE ? uint32_t{SG_K_LIST_BLOCK}
+         : kernel == SG_K_KERNEL_GRID               ? uint32_t{SG_K_LIST_TRANSPOSE}
+                                                    : kernel;
 }
 
 __host__ __device__ constexpr bool sg_k_has_ring(uint32_t kernel) {
@@ -110,14 +112,11 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
   }
 }
 
-/* WHOLE: the whole-tile instance; GRID (with WHOLE, the transpose only):
- * the one of them that also moves block grids. */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool GRID>
+/* WHOLE: the whole-tile instance. */
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
 __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>()))
     sg_k_refresh_kernel(const char *base, uint32_t group, const int32_t *noop_flag) {
   static_assert(!WHOLE || sg_k_has_ring(KERNEL), "only the tile kernels have a whole instance");
-  static_assert(!GRID || (WHOLE && KERNEL == SG_K_KERNEL_TRANSPOSE),
-                "only the transpose's whole instance has a grid variant");
   constexpr uint32_t LIST = sg_k_list_of(KERNEL);
   using Smem = typename sg_k_layout_of<KERNEL, LAYOUT>::Smem;
   extern __shared__ uint4 sg_k_dynamic_smem[];
@@ -132,14 +131,15 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
   sg_k_scratch *scratch = reinterpret_cast<sg_k_scratch *>(const_cast<char *>(base) +
                                                            sg_k_scratch_offset(capacity));
   if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
-    using Chunk = sg_k_transpose_chunk<LAYOUT, WHOLE, GRID>;
-    constexpr bool kGrid = !WHOLE || GRID; /* the general instance moves grids too */
-    sg_k_transpose_pipeline<Chunk, WHOLE, kGrid>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
-                                                 sg_k_cursor_start<LIST, Chunk>(head, descs, group));
+    using Chunk = sg_k_transpose_chunk<LAYOUT, WHOLE>;
+    sg_k_transpose_pipeline<Chunk, WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
+                                          sg_k_cursor_start<LIST, Chunk>(head, descs, group));
   } else if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
     sg_k_cast_transpose<WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
                                sg_k_cursor_start<LIST, sg_k_ct_chunk>(head, descs, group),
                                descs, scratch);
+  } else if constexpr (KERNEL == SG_K_KERNEL_GRID) {
+    sg_k_grid_transpose<LIST>(head, descs, group);
   } else if constexpr (LIST == SG_K_LIST_BLOCK) {
     sg_k_block_scale<KERNEL == SG_K_KERNEL_BLOCK_CAST_TRANSPOSE>(
         sg_k_cursor_start<LIST, sg_k_block_chunk>(head, descs, group));
@@ -154,33 +154,33 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
  * largest carveout. The other kernels keep the default, which leaves L1
  * room for their loads in flight (the largest carveout cost the cast mode
  * 13% on the GPT set). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool GRID>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
 static cudaError_t instance_blocks(int *per_sm) {
   cudaError_t err = cudaSuccess;
   constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<KERNEL, LAYOUT>());
   if (sg_k_has_ring(KERNEL)) {
-    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>,
+    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err == cudaSuccess) {
-      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>,
+      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>,
                                  cudaFuncAttributePreferredSharedMemoryCarveout,
                                  cudaSharedmemCarveoutMaxShared);
     }
   }
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>, SG_K_THREADS, kSmem);
+        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>, SG_K_THREADS, kSmem);
   }
   return err;
 }
 
 /* Lowers *per_sm to the blocks of one more instance (after a failure, to 0:
  * the caller returns the error). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool GRID>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
 static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
   int blocks = 0;
   if (err == cudaSuccess) {
-    err = instance_blocks<KERNEL, LAYOUT, WHOLE, GRID>(&blocks);
+    err = instance_blocks<KERNEL, LAYOUT, WHOLE>(&blocks);
   }
   *per_sm = blocks < *per_sm ? blocks : *per_sm;
   return err;
@@ -191,12 +191,9 @@ static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
  * memory and the launch bounds, so they agree). */
 template <uint32_t KERNEL, uint32_t LAYOUT>
 static cudaError_t blocks_per_sm(int *per_sm) {
-  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false, false>(per_sm);
+  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false>(per_sm);
   if constexpr (sg_k_has_ring(KERNEL)) {
-    err = fewer_blocks<KERNEL, LAYOUT, true, false>(err, per_sm);
-  }
-  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
-    err = fewer_blocks<KERNEL, LAYOUT, true, true>(err, per_sm);
+    err = fewer_blocks<KERNEL, LAYOUT, true>(err, per_sm);
   }
   /* A kernel that fits nowhere still gets one block per multiprocessor
    * (the launch then reports why). */
@@ -240,52 +237,44 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_AMAX>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_BLOCK_CAST>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE>(optin, out);
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_GRID>(optin, out);
   /* Only a complete record says "loaded". */
   out->sm_count = err == cudaSuccess ? sm_count : 0;
   return err;
 }
 
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false, bool GRID = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false>
 static cudaError_t launch_as(const void *table, uint32_t group, const int32_t *noop_flag,
                              const sg_k_refresh_device *dev, cudaStream_t stream) {
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &noop_flag};
   const unsigned per_sm = static_cast<unsigned>(dev->blocks_per_sm[KERNEL][LAYOUT]);
   const dim3 grid(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
-  const void *fn = reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, GRID>);
+  const void *fn = reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>);
   return cudaLaunchKernel(fn, grid, dim3(SG_K_THREADS), args, sg_k_smem_bytes<KERNEL, LAYOUT>(),
                           stream);
 }
 
 /* A tile kernel in the layout asked for where the device loaded it. */
-template <uint32_t KERNEL, bool WHOLE, bool GRID>
+template <uint32_t KERNEL, bool WHOLE>
 static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t layout,
                                  const int32_t *noop_flag, const sg_k_refresh_device *dev,
                                  cudaStream_t stream) {
   const bool wide = layout == SG_K_LAYOUT_WIDE && dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE] > 0;
-  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, GRID>(table, group, noop_flag, dev, stream)
-              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, GRID>(table, group, noop_flag, dev,
-                                                                   stream);
+  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE>(table, group, noop_flag, dev, stream)
+              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE>(table, group, noop_flag, dev, stream);
 }
 
 /* ... in its whole instance where the plan says every tile of its list
- * (which shares the kernel's number) is whole: for the transpose, the one
- * that moves grids where the plan says some tile carries one. */
+ * (which shares the kernel's number) is whole. */
 template <uint32_t KERNEL>
 static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_plan *plan,
                                 const int32_t *noop_flag, const sg_k_refresh_device *dev,
                                 cudaStream_t stream) {
   static_assert(sg_k_list_of(KERNEL) == KERNEL, "a tile kernel's list has its number");
-  const uint32_t layout = plan->layout;
-  if ((plan->whole & (1u << KERNEL)) == 0) {
-    return launch_layout<KERNEL, false, false>(table, group, layout, noop_flag, dev, stream);
-  }
-  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
-    if ((plan->grids & (1u << KERNEL)) != 0) {
-      return launch_layout<KERNEL, true, true>(table, group, layout, noop_flag, dev, stream);
-    }
-  }
-  return launch_layout<KERNEL, true, false>(table, group, layout, noop_flag, dev, stream);
+  return (plan->whole & (1u << KERNEL)) != 0
+             ? launch_layout<KERNEL, true>(table, group, plan->layout, noop_flag, dev, stream)
+             : launch_layout<KERNEL, false>(table, group, plan->layout, noop_flag, dev, stream);
 }
 
 static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t group,
@@ -305,6 +294,8 @@ static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t gr
     return launch_as<SG_K_KERNEL_BLOCK_CAST, N>(table, group, noop_flag, dev, stream);
   case SG_K_KERNEL_BLOCK_CAST_TRANSPOSE:
     return launch_as<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE, N>(table, group, noop_flag, dev, stream);
+  case SG_K_KERNEL_GRID:
+    return launch_as<SG_K_KERNEL_GRID, N>(table, group, noop_flag, dev, stream);
   default:
     return cudaErrorInvalidValue;
   }

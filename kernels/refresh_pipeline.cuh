@@ -6,12 +6,10 @@
  * the memory sees one block ask for a 256 x 256 block of W at once and
  * write a 256 x 256 block of Wt at once: runs of 256 bytes where single
  * tiles give 128 (on the GPT set that took the transpose from 79% to 91% of
- * the copy's bandwidth; pairs of tiles, 83-85%). A block-scaled parameter's
- * tiles also carry their block's scale_inv from W's grid to Wt's (GRID: in
- * the general instance, and in the whole one the plan picks for a selection
- * with grids; the delayed recipe's whole instance has no grid code). A
- * dense vector's items are 16 KB spans that the general instance copies
- * through the same ring (W and Wt are the same bytes). */
+ * the copy's bandwidth; pairs of tiles, 83-85%). Block scaling's grids
+ * move in a kernel of their own (refresh_grid.cuh). A dense vector's items
+ * are 16 KB spans that the general instance copies through the same ring
+ * (W and Wt are the same bytes). */
 #ifndef SG_KERNELS_REFRESH_PIPELINE_CUH
 #define SG_KERNELS_REFRESH_PIPELINE_CUH
 
@@ -119,69 +117,18 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
   }
 }
 
-/* A block's 1/s on its way from W's grid to Wt's (the grids are one float
- * per tile, so moving every tile's entry is their transpose): loaded when
- * the tile is issued, stored at the next chunk's issue, so no warp waits
- * for the load (waiting for it on every tile, thread 0 held the whole block
- * back: block scaling's transpose ran at 54-57% of the copy). dst NULL:
- * nothing on its way. */
-struct sg_k_grid_move {
-  float *dst;
-  float value;
-};
-
-/* For a block-scaled parameter's tile `local`: loads its grid entry into m. */
-template <class Chunk>
-__device__ __forceinline__ void sg_k_transpose_grid(const sg_k_desc &d, const sg_k_view &v,
-                                                    uint64_t local, sg_k_grid_move &m) {
-  uint64_t r0, c0;
-  sg_k_tile_origin<Chunk>(v, local, r0, c0);
-  const uint64_t tr = r0 / SG_K_TILE;
-  const uint64_t tc = c0 / SG_K_TILE;
-  m.dst = &d.grid_t[tc * d.ld_grid_t + tr];
-  m.value = d.grid[tr * d.ld_grid + tc];
-}
-
-/* Stores the entry on its way, if any. */
-__device__ __forceinline__ void sg_k_grid_store(sg_k_grid_move &m) {
-  if (m.dst != nullptr) {
-    *m.dst = m.value;
-    m.dst = nullptr;
-  }
-}
-
 /* Issues the cursor's chunk into stage s (a job with rows 0 where the chunk
- * has no item) and moves the cursor on. GRID: the first thread of warp t
- * also moves the grid entry of the chunk's tile t, after every tile's rows
- * are on their way; the whole instance stores it at the next issue (m). */
-template <class Chunk, bool WHOLE, bool GRID>
+ * has no item) and moves the cursor on. */
+template <class Chunk, bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_issue_chunk(
-    sg_k_transpose_ring<Chunk::K> &ring, uint32_t s, sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur,
-    sg_k_grid_move &m) {
-  static_assert(Chunk::K <= SG_K_THREADS / 32, "a warp per tile of a chunk moves its grid entry");
-  uint32_t items = 0;
+    sg_k_transpose_ring<Chunk::K> &ring, uint32_t s, sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur) {
 #pragma unroll
   for (uint32_t t = 0; t < Chunk::K; t++) {
     if (sg_k_cursor_item(cur, t)) {
       const uint64_t local = cur.j + t - cur.view[t].first;
       sg_k_transpose_issue<Chunk, WHOLE>(ring.tile[s][t], ring.job[s][t], cur.view[t], local);
-      items |= 1u << t;
     } else if (threadIdx.x == 0) {
       ring.job[s][t] = sg_k_tile_job{nullptr, 0, 0, 0, 0, 0};
-    }
-  }
-  if constexpr (GRID) {
-    sg_k_grid_store(m);
-#pragma unroll
-    for (uint32_t t = 0; t < Chunk::K; t++) {
-      if (threadIdx.x == 32u * t && (items & (1u << t)) != 0 &&
-          (cur.view[t].vec & SG_K_VEC_GRID) != 0) {
-        sg_k_transpose_grid<Chunk>(cur.descs[cur.p[t]], cur.view[t],
-                                   cur.j + t - cur.view[t].first, m);
-        if constexpr (!WHOLE) {
-          sg_k_grid_store(m); /* carried, it cost the narrow instance a spill */
-        }
-      }
     }
   }
   sg_k_cursor_advance(cur);
@@ -204,16 +151,14 @@ __device__ __forceinline__ void sg_k_transpose_drain(const sg_k_tile_smem &sh,
  * k-1, whose stage chunk k+2 then reuses. Every iteration commits one
  * cp.async group (empty near the end), so "all but the newest group done"
  * means chunk k. Jobs are the same for all threads, so all leave the loop
- * together, after at least one issue past the last tile, which stores the
- * last grid entries on their way. */
-template <class Chunk, bool WHOLE, bool GRID>
+ * together. */
+template <class Chunk, bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chunk::K> &ring,
                                                         sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> cur) {
   constexpr uint32_t S = sg_k_transpose_ring<Chunk::K>::kStages;
-  sg_k_grid_move m{nullptr, 0.0f};
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {
-    sg_k_transpose_issue_chunk<Chunk, WHOLE, GRID>(ring, k, cur, m);
+    sg_k_transpose_issue_chunk<Chunk, WHOLE>(ring, k, cur);
     sg_k_cp_async_commit();
   }
 #pragma unroll 1
@@ -228,7 +173,7 @@ __device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chun
     for (uint32_t t = 0; t < Chunk::K; t++) {
       sg_k_transpose_drain<WHOLE>(ring.tile[now][t], ring.job[now][t]);
     }
-    sg_k_transpose_issue_chunk<Chunk, WHOLE, GRID>(ring, (k + S - 1) % S, cur, m);
+    sg_k_transpose_issue_chunk<Chunk, WHOLE>(ring, (k + S - 1) % S, cur);
     sg_k_cp_async_commit();
   }
 }

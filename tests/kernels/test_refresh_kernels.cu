@@ -204,8 +204,8 @@ static void check_noop(sg_fx_case *c, launch_kind k, int32_t *flag) {
 
 /* Whole aligned tiles only, as the GPT set has, in each recipe and all
  * three mixed (SG_K_RECIPE_BLOCK + 1): the plan picks the whole instances
- * of both tile kernels (block scaling's transpose the one that also moves
- * the grids, where the selection has a block-scaled parameter), and they
+ * of both tile kernels (and, where the selection has a block-scaled
+ * parameter, the grid transpose after the tiles), and they
  * give the reference's bytes, for all groups, each group alone, a group
  * nobody has and under the no-op flag, as do the general instances (the
  * plan's whole bits cleared) on the same table. */

@@ -186,7 +186,8 @@ START_TEST(group_plans_equal_single_plans) {
 END_TEST
 
 /* The amax pass comes before the cast that reads its scales; the block
- * kernels match the mode; a transpose is one kernel whatever the recipes. */
+ * kernels match the mode; a transpose is one kernel, followed by the grid
+ * transpose where some selected tile carries a grid entry. */
 START_TEST(kernels_in_order) {
   sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0};
   uint32_t k[3];
@@ -207,6 +208,13 @@ START_TEST(kernels_in_order) {
   plan.lists = LIST(SG_K_LIST_TRANSPOSE);
   ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST_TRANSPOSE, &plan, k), 0);
   ck_assert_uint_eq(sg_k_refresh_kernels(3, &plan, k), 0);
+  plan.grids = LIST(SG_K_LIST_TRANSPOSE); /* block scaling: the grid transpose after the tiles */
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 2);
+  ck_assert_uint_eq(k[0], SG_K_KERNEL_TRANSPOSE);
+  ck_assert_uint_eq(k[1], SG_K_KERNEL_GRID);
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST_TRANSPOSE, &plan, k), 0);
+  plan.lists = 0; /* nothing selected: no grid either */
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 0);
 }
 END_TEST
 
