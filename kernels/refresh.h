@@ -155,7 +155,13 @@ enum {
  * transpose): the transpose mode then runs the grid transpose after the
  * tiles. 0 in whole is always valid (the general instances); a grids bit
  * may be set for a selection without grids, never left clear for one with
- * them. */
+ * them. `split` (bit 1 << SG_K_LIST_TRANSPOSE only): the selection is one
+ * group's and most of its transpose tiles (3/4) belong to parameters whose
+ * tiles are all whole, but not all do; its transpose then runs as two
+ * launches, the whole parameters in the whole instance (in `layout`) and
+ * the rest in the general one (in `rest_layout`), where one launch of the
+ * general instance would move every tile (a model with one odd embedding
+ * ran all its weights so). 0 is always valid. */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
@@ -163,6 +169,8 @@ typedef struct sg_k_plan {
   uint32_t first_without_master;
   uint32_t whole;
   uint32_t grids;
+  uint32_t split;
+  uint32_t rest_layout;
 } sg_k_plan;
 
 /* The plan of the parameters of `group` (SG_K_ALL_GROUPS: all). O(count). */
@@ -223,12 +231,14 @@ uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t ker
  * superset of that selection): a list it leaves out is not launched, and a
  * whole bit it sets is trusted (the whole instances move every tile as a
  * full aligned 128 x 128 one), as is a grids bit it leaves clear (no grid
- * transpose runs). No allocation, no synchronisation, no reads
+ * transpose runs) and a split bit it sets (the selection is one group's
+ * run; the table says which of its parameters are whole). No
+ * allocation, no synchronisation, no reads
  * of device memory by the host, no attribute or occupancy query: legal
  * inside a stream capture. noop_flag: a device int32, or NULL; when it is
  * nonzero at run time every kernel does nothing. Returns
  * cudaErrorInvalidValue for a NULL table, plan or device, an unknown mode
- * or layout, a device not loaded (sm_count < 1), else the first error of
+ * or layout (rest_layout too, when split), a device not loaded (sm_count < 1), else the first error of
  * cudaLaunchKernel. */
 cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode, uint32_t group,
                                 const sg_k_plan *plan, const int32_t *noop_flag,

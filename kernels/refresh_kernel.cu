@@ -112,10 +112,13 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
   }
 }
 
-/* WHOLE: the whole-tile instance. */
+/* WHOLE: the whole-tile instance. part: which of the selection's
+ * parameters the transpose moves (SG_K_PART_*; the other kernels take
+ * all). */
 template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
 __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>()))
-    sg_k_refresh_kernel(const char *base, uint32_t group, const int32_t *noop_flag) {
+    sg_k_refresh_kernel(const char *base, uint32_t group, uint32_t part,
+                        const int32_t *noop_flag) {
   static_assert(!WHOLE || sg_k_has_ring(KERNEL), "only the tile kernels have a whole instance");
   constexpr uint32_t LIST = sg_k_list_of(KERNEL);
   using Smem = typename sg_k_layout_of<KERNEL, LAYOUT>::Smem;
@@ -133,7 +136,8 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
   if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
     using Chunk = sg_k_transpose_chunk<LAYOUT, WHOLE>;
     sg_k_transpose_pipeline<Chunk, WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
-                                          sg_k_cursor_start<LIST, Chunk>(head, descs, group));
+                                          sg_k_cursor_start<LIST, Chunk>(head, descs, group,
+                                                                         part));
   } else if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
     sg_k_cast_transpose<WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
                                sg_k_cursor_start<LIST, sg_k_ct_chunk>(head, descs, group),
@@ -244,10 +248,11 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
 }
 
 template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false>
-static cudaError_t launch_as(const void *table, uint32_t group, const int32_t *noop_flag,
-                             const sg_k_refresh_device *dev, cudaStream_t stream) {
+static cudaError_t launch_as(const void *table, uint32_t group, uint32_t part,
+                             const int32_t *noop_flag, const sg_k_refresh_device *dev,
+                             cudaStream_t stream) {
   const char *base = static_cast<const char *>(table);
-  void *args[] = {&base, &group, &noop_flag};
+  void *args[] = {&base, &group, &part, &noop_flag};
   const unsigned per_sm = static_cast<unsigned>(dev->blocks_per_sm[KERNEL][LAYOUT]);
   const dim3 grid(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
   const void *fn = reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>);
@@ -257,45 +262,64 @@ static cudaError_t launch_as(const void *table, uint32_t group, const int32_t *n
 
 /* A tile kernel in the layout asked for where the device loaded it. */
 template <uint32_t KERNEL, bool WHOLE>
-static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t layout,
-                                 const int32_t *noop_flag, const sg_k_refresh_device *dev,
-                                 cudaStream_t stream) {
+static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t part,
+                                 uint32_t layout, const int32_t *noop_flag,
+                                 const sg_k_refresh_device *dev, cudaStream_t stream) {
   const bool wide = layout == SG_K_LAYOUT_WIDE && dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE] > 0;
-  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE>(table, group, noop_flag, dev, stream)
-              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE>(table, group, noop_flag, dev, stream);
+  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE>(table, group, part, noop_flag, dev,
+                                                           stream)
+              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE>(table, group, part, noop_flag, dev,
+                                                             stream);
 }
 
-/* ... in its whole instance where the plan says every tile of its list
- * (which shares the kernel's number) is whole. */
+/* A tile kernel as the plan says: the whole instance where every tile of
+ * its list (which shares the kernel's number) is whole; split (the
+ * transpose), its whole part so and the rest in the general instance;
+ * else the general instance on all of it. */
 template <uint32_t KERNEL>
 static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_plan *plan,
                                 const int32_t *noop_flag, const sg_k_refresh_device *dev,
                                 cudaStream_t stream) {
   static_assert(sg_k_list_of(KERNEL) == KERNEL, "a tile kernel's list has its number");
-  return (plan->whole & (1u << KERNEL)) != 0
-             ? launch_layout<KERNEL, true>(table, group, plan->layout, noop_flag, dev, stream)
-             : launch_layout<KERNEL, false>(table, group, plan->layout, noop_flag, dev, stream);
+  const uint32_t bit = 1u << KERNEL;
+  if ((plan->whole & bit) != 0) {
+    return launch_layout<KERNEL, true>(table, group, SG_K_PART_ALL, plan->layout, noop_flag, dev,
+                                       stream);
+  }
+  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
+    if ((plan->split & bit) != 0) {
+      const cudaError_t err = launch_layout<KERNEL, true>(table, group, SG_K_PART_WHOLE,
+                                                          plan->layout, noop_flag, dev, stream);
+      return err != cudaSuccess
+                 ? err
+                 : launch_layout<KERNEL, false>(table, group, SG_K_PART_REST, plan->rest_layout,
+                                                noop_flag, dev, stream);
+    }
+  }
+  return launch_layout<KERNEL, false>(table, group, SG_K_PART_ALL, plan->layout, noop_flag, dev,
+                                      stream);
 }
 
 static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t group,
                                  const sg_k_plan *plan, const int32_t *noop_flag,
                                  const sg_k_refresh_device *dev, cudaStream_t stream) {
   constexpr uint32_t N = SG_K_LAYOUT_NARROW;
+  constexpr uint32_t kAll = SG_K_PART_ALL;
   switch (kernel) {
   case SG_K_KERNEL_TRANSPOSE:
     return launch_tiles<SG_K_KERNEL_TRANSPOSE>(table, group, plan, noop_flag, dev, stream);
   case SG_K_KERNEL_CAST:
-    return launch_as<SG_K_KERNEL_CAST, N>(table, group, noop_flag, dev, stream);
+    return launch_as<SG_K_KERNEL_CAST, N>(table, group, kAll, noop_flag, dev, stream);
   case SG_K_KERNEL_CAST_TRANSPOSE:
     return launch_tiles<SG_K_KERNEL_CAST_TRANSPOSE>(table, group, plan, noop_flag, dev, stream);
   case SG_K_KERNEL_AMAX:
-    return launch_as<SG_K_KERNEL_AMAX, N>(table, group, noop_flag, dev, stream);
+    return launch_as<SG_K_KERNEL_AMAX, N>(table, group, kAll, noop_flag, dev, stream);
   case SG_K_KERNEL_BLOCK_CAST:
-    return launch_as<SG_K_KERNEL_BLOCK_CAST, N>(table, group, noop_flag, dev, stream);
+    return launch_as<SG_K_KERNEL_BLOCK_CAST, N>(table, group, kAll, noop_flag, dev, stream);
   case SG_K_KERNEL_BLOCK_CAST_TRANSPOSE:
-    return launch_as<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE, N>(table, group, noop_flag, dev, stream);
+    return launch_as<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE, N>(table, group, kAll, noop_flag, dev, stream);
   case SG_K_KERNEL_GRID:
-    return launch_as<SG_K_KERNEL_GRID, N>(table, group, noop_flag, dev, stream);
+    return launch_as<SG_K_KERNEL_GRID, N>(table, group, kAll, noop_flag, dev, stream);
   default:
     return cudaErrorInvalidValue;
   }
@@ -307,7 +331,9 @@ extern "C" cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mo
                                            cudaStream_t stream) {
   if (device_table == nullptr || plan == nullptr || device == nullptr || device->sm_count < 1 ||
       mode >= SG_K_MODE_COUNT ||
-      (plan->layout != SG_K_LAYOUT_NARROW && plan->layout != SG_K_LAYOUT_WIDE)) {
+      (plan->layout != SG_K_LAYOUT_NARROW && plan->layout != SG_K_LAYOUT_WIDE) ||
+      (plan->split != 0 && plan->rest_layout != SG_K_LAYOUT_NARROW &&
+       plan->rest_layout != SG_K_LAYOUT_WIDE)) {
     return cudaErrorInvalidValue;
   }
   uint32_t kernels[3];

@@ -2,6 +2,7 @@
  * selection of parameters needs, and every group's at once, which a caller
  * keeps so that a launch costs a search instead of a pass over thousands of
  * parameters (4096 of them took ~8 us of host time a launch). */
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "refresh_table.h"
@@ -15,16 +16,20 @@ SG_K_STATIC_ASSERT((int)SG_K_KERNEL_CAST == (int)SG_K_MODE_CAST &&
 static const uint32_t kTileLists =
     1u << SG_K_LIST_TRANSPOSE | 1u << SG_K_LIST_CAST_TRANSPOSE;
 
-/* A selection's running sums. */
+/* A selection's running sums: its tiles, those suiting the wide layout,
+ * the same two over its whole-tile parameters (the `w` ones), and whether
+ * it spans groups (a split needs one group's run of the table). */
 typedef struct plan_sums {
-  uint64_t tiles, wide;
+  uint64_t tiles, wide, whole_tiles, whole_wide;
+  uint32_t group;
+  bool groups;
   sg_k_plan plan;
 } plan_sums;
 
 static void sums_start(plan_sums *s) {
-  s->tiles = 0;
-  s->wide = 0;
-  s->plan = (sg_k_plan){SG_K_LAYOUT_NARROW, 0, 0, UINT32_MAX, kTileLists, 0};
+  *s = (plan_sums){0};
+  s->plan = (sg_k_plan){SG_K_LAYOUT_NARROW, 0, 0, UINT32_MAX, kTileLists, 0, 0,
+                        SG_K_LAYOUT_NARROW};
 }
 
 /* Adds parameter p, index `index` in the caller's array; indices come in
@@ -33,12 +38,19 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
   uint64_t items[SG_K_LIST_COUNT];
   sg_k_param_items(p, items);
   const uint64_t t = sg_k_tiles_of(p);
+  const uint64_t wide = sg_k_suits_wide(p) ? t : 0;
+  const uint32_t whole = sg_k_whole_lists(p);
+  const bool whole_t = (whole & (1u << SG_K_LIST_TRANSPOSE)) != 0;
   s->tiles += t;
-  s->wide += sg_k_suits_wide(p) ? t : 0;
+  s->wide += wide;
+  s->whole_tiles += whole_t ? t : 0;
+  s->whole_wide += whole_t ? wide : 0;
+  s->groups |= s->plan.params > 0 && p->group != s->group;
+  s->group = p->group;
   for (uint32_t l = 0; l < SG_K_LIST_COUNT; l++) {
     s->plan.lists |= items[l] > 0 ? 1u << l : 0u;
   }
-  s->plan.whole &= sg_k_whole_lists(p);
+  s->plan.whole &= whole;
   s->plan.grids |= sg_k_grid_lists(p);
   s->plan.params++;
   if (p->master_dtype == SG_K_MASTER_NONE && s->plan.first_without_master == UINT32_MAX) {
@@ -46,8 +58,21 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
   }
 }
 
+/* The split (sg_k_plan.split) pays where the whole part holds 3/4 of the
+ * tiles, the share that decides the layout too: splitting every selection
+ * cost the mixed set a point (its whole [4096, 4096] tensors are two thirds
+ * of its bytes, 40% of its tiles, and its slow rest no longer overlapped
+ * them); one odd embedding among a model's weights is a few percent. */
 static sg_k_plan sums_end(plan_sums *s) {
+  const uint64_t rest = s->tiles - s->whole_tiles;
   s->plan.layout = sg_k_layout_for(s->tiles, s->wide);
+  s->plan.rest_layout = s->plan.layout;
+  if (!s->groups && s->whole_tiles > 0 && rest > 0 &&
+      s->whole_tiles >= s->tiles - s->tiles / 4) {
+    s->plan.split = 1u << SG_K_LIST_TRANSPOSE;
+    s->plan.layout = sg_k_layout_for(s->whole_tiles, s->whole_wide);
+    s->plan.rest_layout = sg_k_layout_for(rest, s->wide - s->whole_wide);
+  }
   return s->plan;
 }
 

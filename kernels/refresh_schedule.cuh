@@ -68,6 +68,34 @@ __device__ __forceinline__ sg_k_group_items sg_k_group(const sg_k_table_head &he
   return g;
 }
 
+/* The part of a group's run a split transpose moves (SG_K_PART_*): the
+ * table puts the group's whole-tile parameters first, so each part is a
+ * run too, cut where SG_K_VEC_WHOLE_T ends. The cut also stops at the end
+ * of the run's first group: a plan made for one group, launched over a
+ * table that has gained others (all groups), still sends only whole
+ * parameters to the whole instance; the rest go to the general one. */
+template <uint32_t MODE>
+__device__ __forceinline__ sg_k_group_items sg_k_part(const sg_k_table_head &head,
+                                                      const sg_k_desc *descs, sg_k_group_items g,
+                                                      uint32_t part) {
+  if (part == SG_K_PART_ALL) {
+    return g;
+  }
+  const uint32_t first_group = g.pb < g.pe ? descs[g.pb].group : 0u;
+  const uint32_t cut = sg_k_partition_point(g.pb, g.pe, [&](uint32_t p) {
+    return (descs[p].vec & SG_K_VEC_WHOLE_T) != 0 && descs[p].group == first_group;
+  });
+  const uint64_t at = cut < head.count ? descs[cut].item_first[MODE] : head.total;
+  if (part == SG_K_PART_WHOLE) {
+    g.pe = cut;
+    g.ie = at;
+  } else {
+    g.pb = cut;
+    g.ib = at;
+  }
+  return g;
+}
+
 /* Whether d holds item j. */
 template <uint32_t MODE>
 __device__ __forceinline__ bool sg_k_holds(const sg_k_desc &d, uint64_t j) {
@@ -192,10 +220,10 @@ __device__ __forceinline__ void sg_k_cursor_load(sg_k_cursor<MODE, Chunk> &c, ui
 }
 
 template <uint32_t MODE, class Chunk>
-__device__ __forceinline__ sg_k_cursor<MODE, Chunk> sg_k_cursor_start(const sg_k_table_head &head,
-                                                                      const sg_k_desc *descs,
-                                                                      uint32_t group) {
-  const sg_k_group_items g = sg_k_group<MODE>(head, descs, group);
+__device__ __forceinline__ sg_k_cursor<MODE, Chunk> sg_k_cursor_start(
+    const sg_k_table_head &head, const sg_k_desc *descs, uint32_t group,
+    uint32_t part = SG_K_PART_ALL) {
+  const sg_k_group_items g = sg_k_part<MODE>(head, descs, sg_k_group<MODE>(head, descs, group), part);
   sg_k_cursor<MODE, Chunk> c;
   c.descs = descs;
   c.j = g.ib + uint64_t{Chunk::K} * blockIdx.x;

@@ -97,7 +97,8 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
                 : 0u) |
            (p->recipe == SG_K_RECIPE_BLOCK ? SG_K_VEC_GRID : 0u) |
            ((p->recipe_flags & SG_K_POW2_SCALES) != 0 ? SG_K_VEC_POW2 : 0u) |
-           (sg_k_linear(p) ? SG_K_VEC_LINEAR : 0u);
+           (sg_k_linear(p) ? SG_K_VEC_LINEAR : 0u) |
+           ((sg_k_whole_lists(p) & (1u << SG_K_LIST_TRANSPOSE)) != 0 ? SG_K_VEC_WHOLE_T : 0u);
 }
 
 /* Work items per list. Every parameter is transposed tile by tile, a
@@ -152,13 +153,18 @@ static void fill_desc(sg_k_desc *d, const sg_k_param *p, uint32_t index) {
   sg_k_param_items(p, d->items);
 }
 
-/* Orders by group, then by position in the caller's array (qsort is not
- * stable by itself). */
+/* Orders by group, then whole transposes first, then by position in the
+ * caller's array (qsort is not stable by itself). */
 static int by_group(const void *a, const void *b) {
   const sg_k_desc *x = a;
   const sg_k_desc *y = b;
   if (x->group != y->group) {
     return x->group < y->group ? -1 : 1;
+  }
+  const bool xw = (x->vec & SG_K_VEC_WHOLE_T) != 0;
+  const bool yw = (y->vec & SG_K_VEC_WHOLE_T) != 0;
+  if (xw != yw) {
+    return xw ? -1 : 1;
   }
   return x->index < y->index ? -1 : (x->index > y->index);
 }

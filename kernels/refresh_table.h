@@ -3,8 +3,10 @@
  *
  *   [header][desc 0 .. desc capacity-1][scratch 0 .. scratch capacity-1]
  *
- * Descriptors are sorted by group (stable), so a group is one contiguous run
- * that the kernel finds by binary search. Each descriptor carries, per work
+ * Descriptors are sorted by group, so a group is one contiguous run that the
+ * kernel finds by binary search, and inside a group those whose transpose
+ * tiles are all whole (SG_K_VEC_WHOLE_T) first, each part in the caller's
+ * order (the cast lists do not care about the order inside a group). Each descriptor carries, per work
  * list (SG_K_LIST_*: one per mode, the amax pass of current scaling, the
  * block-scaled tiles), the index of its first work item in the table-wide
  * list and how many it has; a launch deals its group's part of a list to
@@ -40,8 +42,17 @@ enum {
    * W and Wt 16-byte aligned: W and Wt are the same bytes, so its
    * transpose is a copy, in linear items; as tiles, each item moved one
    * 128-byte row or column. */
-  SG_K_VEC_LINEAR = 32u
+  SG_K_VEC_LINEAR = 32u,
+  /* Every transpose tile of the parameter is whole (sg_k_whole_lists): the
+   * table puts these first in their group, so a launch can move them in
+   * the whole instance and the rest in the general one (sg_k_plan.split). */
+  SG_K_VEC_WHOLE_T = 64u
 };
+
+/* Which of a selection's parameters a transpose launch moves: all, those
+ * with SG_K_VEC_WHOLE_T (the first of its group's run) or the others
+ * (sg_k_plan.split). */
+enum { SG_K_PART_ALL = 0, SG_K_PART_WHOLE = 1, SG_K_PART_REST = 2 };
 
 typedef struct sg_k_desc {
   uint8_t *w;

@@ -59,7 +59,7 @@ static void row(const char *variant, double us, double bytes, double ref) {
 void bc_detector_section(bc *b) {
   detect d;
   memset(&d, 0, sizeof d);
-  if (!bench_set_create(&d.set, "gpt", 0)) {
+  if (!bench_set_create(&d.set, "gpt", 0, 0)) {
     fprintf(stderr, "bench_cond: no \"gpt\" parameter set\n");
     exit(1);
   }

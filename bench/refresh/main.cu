@@ -6,7 +6,8 @@
  *   bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]
  *                 [--mode transpose|cast|cast-transpose]
  *                 [--recipe delayed|current|block] [--layout auto|narrow|wide]
- *                 [--instance auto|general] [--csv PATH] [--reps N >= 20]
+ *                 [--instance auto|general] [--one-group] [--csv PATH]
+ *                 [--reps N >= 20]
  *
  * --shapes runs one set of the shapes given (N tensors of R x C each)
  * instead of the named sets, to time one class of a set's tensors alone or
@@ -18,6 +19,9 @@
  * where every tile is whole), or in the general ones (--instance general:
  * what a selection with one odd parameter costs its whole ones; the
  * layout column then reads narrow/g or wide/g).
+ * --one-group puts every tensor in group 0, as a model registered in one
+ * group (a split transpose needs that); the per-tensor baseline, which
+ * launches each tensor's group, is then not run (nan).
  *
  * Bytes count reads plus writes per element: transpose 2; cast 5 (FP32
  * master) or 3 (BF16), cast-transpose 6 or 4; current scaling reads the
@@ -27,6 +31,7 @@
  * whose traffic is under 4x the L2 are repeated and the timed runs rotate
  * over the copies. Every row is checked against the CPU reference on the
  * set's first, middle and last tensors. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +79,7 @@ typedef struct options {
   const char *mode, *recipe; /* the rows kept, or NULL: all */
   int layout;      /* SG_K_LAYOUT_*, or -1: the set's own choice */
   int general;     /* nonzero: the general instances (plan.whole cleared) */
+  int one_group;   /* --one-group */
   const char *csv;
   int reps;
 } options;
@@ -86,6 +92,7 @@ typedef struct context {
   int reps;
   int layout;
   int general;
+  int one_group;
   FILE *csv;
 } context;
 
@@ -98,8 +105,8 @@ typedef struct row {
 static void usage(void) {
   fprintf(stderr, "usage: bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]"
                   " [--mode transpose|cast|cast-transpose] [--recipe delayed|current|block]"
-                  " [--layout auto|narrow|wide] [--instance auto|general] [--csv PATH]"
-                  " [--reps N>=20]\n  sets:");
+                  " [--layout auto|narrow|wide] [--instance auto|general] [--one-group]"
+                  " [--csv PATH] [--reps N>=20]\n  sets:");
   for (uint32_t i = 0; i < bench_set_name_count; i++) {
     fprintf(stderr, " %s", bench_set_names[i]);
   }
@@ -138,8 +145,12 @@ static int selected(const options *o, const char *name) {
 }
 
 static options parse(int argc, char **argv) {
-  options o = {NULL, NULL, NULL, NULL, -1, 0, NULL, 30};
+  options o = {NULL, NULL, NULL, NULL, -1, 0, 0, NULL, 30};
   for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--one-group") == 0) {
+      o.one_group = 1;
+      continue;
+    }
     if (i + 1 >= argc) {
       usage();
     }
@@ -183,14 +194,20 @@ static void launch(const context *cx, const bench_set *set, const config *cf, ui
                    uint32_t group) {
   sg_k_plan plan = bench_set_plan(set, cf->recipe, group, cx->layout);
   plan.whole = cx->general ? 0u : plan.whole;
+  plan.split = cx->general ? 0u : plan.split; /* no whole instance at all */
   SG_CHECK_CUDA(sg_k_refresh_launch(bench_set_table(set, cf->recipe, cf->master_dtype, copy),
                                  cf->mode, group, &plan, NULL, &cx->device, cx->stream));
+}
+
+/* A split transpose (sg_k_plan.split) launches its kernel twice. */
+static bool split_of(const sg_k_plan &plan, const config *cf) {
+  return cf->mode == SG_K_MODE_TRANSPOSE && (plan.split & (1u << SG_K_LIST_TRANSPOSE)) != 0;
 }
 
 static uint32_t launches_of(const bench_set *set, const config *cf) {
   uint32_t kernels[3];
   const sg_k_plan plan = bench_set_plan(set, cf->recipe, SG_K_ALL_GROUPS, -1);
-  return sg_k_refresh_kernels(cf->mode, &plan, kernels);
+  return sg_k_refresh_kernels(cf->mode, &plan, kernels) + (split_of(plan, cf) ? 1u : 0u);
 }
 
 /* The copy's buffers: kMaxBytesPerElem / 2 bytes an element each way. */
@@ -209,7 +226,7 @@ static row measure(const context *cx, bench_set *set, const config *cf, const co
   r.diffs = bench_verify(set, cf->mode, cf->recipe, cf->master_dtype);
   r.fused_us = median_us(cx->stream, cx->reps,
                          [&](int k) { launch(cx, set, cf, k % copies, SG_K_ALL_GROUPS); });
-  r.per_tensor_us = median_us(cx->stream, cx->reps, [&](int k) {
+  r.per_tensor_us = set->one_group ? NAN : median_us(cx->stream, cx->reps, [&](int k) {
     for (uint32_t i = 0; i < set->count; i++) {
       launch(cx, set, cf, k % copies, i);
     }
@@ -252,6 +269,7 @@ static void report(const context *cx, const bench_set *set, const config *cf, co
   const char *v = verdict(set->name, cf, r, target, sizeof target);
   const sg_k_plan plan = bench_set_plan(set, cf->recipe, SG_K_ALL_GROUPS, cx->layout);
   const char *layout = cf->mode == SG_K_MODE_CAST || cf->recipe == SG_K_RECIPE_BLOCK ? "-"
+                       : split_of(plan, cf) && !cx->general                          ? "split"
                        : plan.layout == SG_K_LAYOUT_WIDE ? (cx->general ? "wide/g" : "wide")
                        : cx->general                     ? "narrow/g"
                                                          : "narrow";
@@ -281,7 +299,7 @@ static void describe(const bench_set *set) {
 
 static void run_set(const context *cx, const char *name) {
   bench_set set;
-  if (!bench_set_create(&set, name, 4 * cx->l2_bytes)) {
+  if (!bench_set_create(&set, name, 4 * cx->l2_bytes, cx->one_group)) {
     usage();
   }
   describe(&set);
@@ -315,6 +333,7 @@ int main(int argc, char **argv) {
   cx.reps = o.reps;
   cx.layout = o.layout;
   cx.general = o.general;
+  cx.one_group = o.one_group;
   cx.mode = o.mode;
   cx.recipe = o.recipe;
   int device = 0, l2 = 0;

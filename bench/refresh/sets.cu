@@ -138,7 +138,7 @@ sg_k_param bench_set_param(const bench_set *set, uint32_t recipe, uint32_t maste
   p.cols = s.cols;
   p.format = i % 2 ? SG_K_FP8_E5M2 : SG_K_FP8_E4M3;
   p.master_dtype = master_dtype;
-  p.group = i; /* one group per tensor: the per-tensor baseline launches each */
+  p.group = set->one_group ? 0 : i; /* per tensor: the per-tensor baseline launches each */
   p.recipe = recipe;
   if (recipe == SG_K_RECIPE_BLOCK) {
     p.grid = set->grid + g;
@@ -159,7 +159,9 @@ const void *bench_set_table(const bench_set *set, uint32_t recipe, uint32_t mast
 sg_k_plan bench_set_plan(const bench_set *set, uint32_t recipe, uint32_t group, int layout) {
   sg_k_plan plan =
       group == SG_K_ALL_GROUPS ? set->plan[recipe] : set->tensor_plans[recipe][group];
-  plan.layout = layout < 0 ? plan.layout : static_cast<uint32_t>(layout);
+  if (layout >= 0) { /* both parts of a split transpose */
+    plan.layout = plan.rest_layout = static_cast<uint32_t>(layout);
+  }
   return plan;
 }
 
@@ -252,8 +254,9 @@ void bench_set_fill(bench_set *set, uint32_t master_dtype) {
   SG_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
-int bench_set_create(bench_set *set, const char *name, size_t min_bytes) {
+int bench_set_create(bench_set *set, const char *name, size_t min_bytes, int one_group) {
   memset(set, 0, sizeof *set);
+  set->one_group = one_group;
   if (!set_shapes(set, name)) {
     return 0;
   }

@@ -35,6 +35,7 @@ typedef struct bench_set {
   size_t table_bytes;
   sg_k_plan plan[BENCH_RECIPES];          /* of the whole set, per recipe */
   sg_k_plan *tensor_plans[BENCH_RECIPES]; /* [count]: each tensor alone (its group) */
+  int one_group; /* every tensor in group 0 (no per-tensor baseline) */
 } bench_set;
 
 /* The names bench_set_create knows, in the order --set all runs them; the
@@ -46,8 +47,11 @@ extern const uint32_t bench_set_name_count;
  * "[N*]RxC[,...]" (N tensors of R x C; the set is named "shapes"); returns 0
  * for an unknown name or a list that does not parse.
  * min_bytes: each copy must be at least this large in transpose traffic
- * (2 bytes per element), or the set is repeated. */
-int bench_set_create(bench_set *set, const char *name, size_t min_bytes);
+ * (2 bytes per element), or the set is repeated. one_group: every tensor in
+ * group 0, as a model registered in one group (a split transpose needs
+ * its selection in one group); else tensor i in group i, so that the
+ * per-tensor baseline can launch each. */
+int bench_set_create(bench_set *set, const char *name, size_t min_bytes, int one_group);
 void bench_set_destroy(bench_set *set);
 
 /* Random, finite, nonzero inputs for a master dtype in every copy. */

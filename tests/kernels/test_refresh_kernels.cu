@@ -25,8 +25,8 @@
 
 enum { kCapacity = 4096 };
 /* Every mode, the tile modes in both layouts (which must give the same
- * bytes for any table), with the plan's whole-tile bits as computed
- * (whole_mask ~0) or cleared (0: the general instances). */
+ * bytes for any table), with the plan's whole-tile and split bits as
+ * computed (whole_mask ~0) or cleared (0: the general instances). */
 struct launch_kind {
   uint32_t mode, layout, whole_mask;
 };
@@ -68,8 +68,9 @@ static void build_table(const sg_fx_case *c, uint32_t count) {
  * kind's layout. */
 static sg_k_plan plan_for(uint32_t count, uint32_t group, launch_kind k) {
   sg_k_plan plan = sg_k_refresh_plan(g_params, count, group);
-  plan.layout = k.layout;
+  plan.layout = plan.rest_layout = k.layout;
   plan.whole &= k.whole_mask;
+  plan.split &= k.whole_mask;
   return plan;
 }
 
@@ -245,6 +246,48 @@ START_TEST(whole_tiles) {
     sg_fx_case_free(&c);
   }
   SG_CHECK_CUDA(cudaFree(flag));
+}
+END_TEST
+
+/* A transpose split into its whole parameters (whole instance) and the
+ * rest (general): group 0 holds three whole parameters and an odd one
+ * (18 of 22 tiles whole), group 1 a whole and an odd one (6 of 10), group
+ * 2 whole ones only, in each recipe and all three mixed; the plan splits
+ * group 0 only (a selection of several groups never splits), and every
+ * kind gives the reference's bytes for each group, all groups, and the
+ * table of group 0 alone, whose all-groups selection splits too. */
+START_TEST(split_selection) {
+  static const uint64_t whole[2] = {256, 384}, odd[2] = {200, 130};
+  static const uint32_t groups[8] = {0, 0, 0, 0, 1, 1, 2, 2};
+  static const bool is_whole[8] = {true, false, true, true, true, false, true, true};
+  const uint32_t t = 1u << SG_K_LIST_TRANSPOSE;
+  for (uint32_t set = SG_K_RECIPE_DELAYED; set <= SG_K_RECIPE_BLOCK + 1; set++) {
+    sg_fx_spec specs[8];
+    for (uint32_t i = 0; i < 8; i++) {
+      const uint32_t recipe = set <= SG_K_RECIPE_BLOCK ? set : i % 3;
+      listed_spec(&specs[i], is_whole[i] ? whole : odd, i % 4, listed{recipe, 0, 0, false, false});
+      specs[i].group = groups[i];
+    }
+    for (uint32_t count : {8u, 4u}) { /* all three groups; group 0 alone */
+      sg_fx_case c;
+      SG_CHECK_CUDA(sg_fx_case_init(&c, specs, count, &g_rng));
+      build_table(&c, count);
+      ck_assert_uint_eq(sg_k_refresh_plan(g_params, count, 0).split, t);
+      ck_assert_uint_eq(sg_k_refresh_plan(g_params, count, SG_K_ALL_GROUPS).split,
+                        count == 4 ? t : 0u);
+      ck_assert_uint_eq(sg_k_refresh_plan(g_params, count, 1).split, 0);
+      for (launch_kind k : kKinds) {
+        for (uint32_t mask : {~0u, 0u}) {
+          k.whole_mask = mask;
+          check_kind(&c, k, SG_K_ALL_GROUPS);
+          for (uint32_t group : {0u, 1u, 2u}) {
+            check_kind(&c, k, group);
+          }
+        }
+      }
+      sg_fx_case_free(&c);
+    }
+  }
 }
 END_TEST
 
@@ -438,6 +481,7 @@ int main(void) {
   tcase_add_test(new_case(s, "random_shapes"), random_shapes);
   tcase_add_test(new_case(s, "edge_shapes"), edge_shapes);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
+  tcase_add_test(new_case(s, "split_selection"), split_selection);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
   tcase_add_test(new_case(s, "special_scales"), special_scales);
   tcase_add_test(new_case(s, "computed_scale_edges"), computed_scale_edges);

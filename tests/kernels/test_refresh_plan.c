@@ -1,8 +1,9 @@
 /* The launch plans without a GPU (refresh.h: sg_k_refresh_plan and the
  * group plans a caller keeps): which work lists a selection has, its first
  * parameter without a master, in which tile lists every tile is whole
- * and in which some carry block grids, every group's plan equal to the plan of that group alone, the search, and
- * the kernels each mode runs in order. */
+ * and in which some carry block grids, when a transpose splits into its
+ * whole parameters and the rest, every group's plan equal to the plan of
+ * that group alone, the search, and the kernels each mode runs in order. */
 #include <check.h>
 #include <string.h>
 
@@ -127,6 +128,39 @@ START_TEST(whole_tiles) {
 }
 END_TEST
 
+/* Split: one group whose whole-tile parameters hold at least 3/4 of its
+ * tiles, but not all, runs its transpose in two parts, each in the layout
+ * its own tiles suit (Llama-3's embedding wide, GPT-2's odd one narrow);
+ * below 3/4, all whole, none whole or a selection of two groups: one
+ * launch, no split. */
+START_TEST(split_whole_from_the_rest) {
+  const uint32_t t = WHOLE_T;
+  sg_k_param model[3] = {shaped(SG_K_RECIPE_DELAYED, 128256, 4096),
+                         shaped(SG_K_RECIPE_DELAYED, 50257, 768),
+                         shaped(SG_K_RECIPE_DELAYED, 4096, 4096)};
+  const sg_k_plan both = sg_k_refresh_plan(model, 2, SG_K_ALL_GROUPS);
+  ck_assert_uint_eq(both.whole & t, 0);
+  ck_assert_uint_eq(both.split, t);
+  ck_assert_uint_eq(both.layout, SG_K_LAYOUT_WIDE);
+  ck_assert_uint_eq(both.rest_layout, SG_K_LAYOUT_NARROW);
+  ck_assert_uint_eq(sg_k_refresh_plan(model, 2, 0).split, t); /* the same, as group 0 */
+  ck_assert_uint_eq(sg_k_refresh_plan(model, 1, SG_K_ALL_GROUPS).split, 0); /* all whole */
+  ck_assert_uint_eq(sg_k_refresh_plan(&model[1], 1, SG_K_ALL_GROUPS).split, 0); /* none */
+  /* [4096, 4096] (1024 tiles) against [50257, 768] (2358): under 3/4 */
+  const sg_k_param small_whole[2] = {model[2], model[1]};
+  ck_assert_uint_eq(sg_k_refresh_plan(small_whole, 2, SG_K_ALL_GROUPS).split, 0);
+  /* two groups: the table's runs of each hold whole parameters first, so
+   * one group's selection splits and a selection of both does not */
+  model[1].group = 1;
+  model[2].group = 1;
+  model[2].rows = 50176; /* 392 x 32 tiles, against 393 x 6 */
+  model[2].ld_wt = 50176;
+  ck_assert_uint_eq(sg_k_refresh_plan(model, 3, 1).split, t);
+  ck_assert_uint_eq(sg_k_refresh_plan(model, 3, SG_K_ALL_GROUPS).split, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(model, 3, 0).split, 0); /* group 0: all whole */
+}
+END_TEST
+
 /* Grids: the transpose list of a selection with a block-scaled parameter,
  * whole or not, and of no other; the cast-transpose list never (block
  * scaling casts in the block list). */
@@ -166,7 +200,8 @@ START_TEST(group_plans_equal_single_plans) {
     if (p[i].recipe == SG_K_RECIPE_CURRENT && p[i].master == NULL) {
       p[i].recipe = SG_K_RECIPE_DELAYED;
     }
-    p[i].rows = 1 + (x >> 20) % 700;
+    p[i].rows = (x >> 20) % 3 == 0 ? 256 : 1 + (x >> 20) % 700; /* 256 x 384: whole */
+    p[i].cols = p[i].ld_w = p[i].ld_master = (x >> 24) % 2 == 0 ? 384 : 300;
     p[i].ld_wt = p[i].rows;
   }
   const uint32_t groups = sg_k_refresh_group_plans(p, n, plans);
@@ -189,7 +224,7 @@ END_TEST
  * kernels match the mode; a transpose is one kernel, followed by the grid
  * transpose where some selected tile carries a grid entry. */
 START_TEST(kernels_in_order) {
-  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0};
+  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0, 0, SG_K_LAYOUT_NARROW};
   uint32_t k[3];
   plan.lists = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_CAST) |
                LIST(SG_K_LIST_CAST_TRANSPOSE) | LIST(SG_K_LIST_AMAX) | LIST(SG_K_LIST_BLOCK);
@@ -225,6 +260,7 @@ int main(void) {
   tcase_add_test(tc, first_without_master_and_group_selection);
   tcase_add_test(tc, whole_tiles);
   tcase_add_test(tc, grid_lists);
+  tcase_add_test(tc, split_whole_from_the_rest);
   tcase_add_loop_test(tc, group_plans_equal_single_plans, 0, 20);
   tcase_add_test(tc, kernels_in_order);
   suite_add_tcase(s, tc);

@@ -192,6 +192,36 @@ START_TEST(sorts_by_group_and_lays_out_items) {
 }
 END_TEST
 
+/* Inside a group, parameters whose transpose tiles are all whole (a
+ * multiple of 128 both ways, W and Wt rows 16-byte aligned) come first,
+ * marked SG_K_VEC_WHOLE_T, each part in the caller's order; items stay
+ * one list in the table's order. */
+START_TEST(whole_transposes_first_in_their_group) {
+  sg_k_param p[5] = {valid_param(1), valid_param(0), valid_param(1), valid_param(1),
+                     valid_param(0)};
+  for (int i = 2; i < 5; i++) { /* 2, 3 (group 1) and 4 (group 0): 256 x 384, whole */
+    p[i].rows = 256;
+    p[i].cols = 384;
+    p[i].ld_w = p[i].ld_master = 384;
+    p[i].ld_wt = 256;
+  }
+  void *image = new_image();
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 5), cudaSuccess);
+  const sg_k_desc *d = descs_of(image);
+  const uint32_t order[5] = {4, 1, 2, 3, 0};
+  const bool whole[5] = {true, false, true, true, false};
+  uint64_t next = 0;
+  for (int i = 0; i < 5; i++) {
+    ck_assert_uint_eq(d[i].index, order[i]);
+    ck_assert_uint_eq((d[i].vec & SG_K_VEC_WHOLE_T) != 0, whole[i]);
+    ck_assert_uint_eq(d[i].item_first[SG_K_LIST_TRANSPOSE], next);
+    next += d[i].items[SG_K_LIST_TRANSPOSE];
+  }
+  ck_assert_uint_eq(d[0].items[SG_K_LIST_TRANSPOSE], 6); /* 2 x 3 tiles */
+  free(image);
+}
+END_TEST
+
 /* The cast view is one long row only when W and the master are dense; an
  * empty owned range still has one item (it writes amax and scale_inv). */
 START_TEST(cast_view_and_alignment) {
@@ -319,6 +349,7 @@ int main(void) {
   tcase_add_test(tc, recipes_items_and_descriptors);
   tcase_add_test(tc, rejects_bad_arguments);
   tcase_add_test(tc, sorts_by_group_and_lays_out_items);
+  tcase_add_test(tc, whole_transposes_first_in_their_group);
   tcase_add_test(tc, cast_view_and_alignment);
   tcase_add_test(tc, dense_vectors_transpose_in_linear_spans);
   suite_add_tcase(s, tc);
