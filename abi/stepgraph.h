@@ -929,9 +929,10 @@ typedef struct sg_api {
    * this order on `stream`, each capture-safe and reading the no-op flag
    * and the group itself: TRANSPOSE one (two where one group's parameters
    * are mostly, not all, of whole 128 x 128 tiles: those, then the rest),
-   * and with BLOCK parameters one more that moves their scale_inv grids; the cast modes one per recipe
-   * present, plus for CURRENT an amax pass before the cast (so a delayed or
-   * block set is one launch, a current set two, a mix up to three). Which
+   * and, with BLOCK parameters of whole tiles, one more that moves their
+   * scale_inv grids; the cast modes one per recipe present, plus for
+   * CURRENT an amax pass before the cast (so a delayed or block set is one
+   * launch, a current set two, a mix up to three). Which
    * kernels run is decided from the parameters registered at the call.
    *
    * SG_REFRESH_REDUCE_AMAX (ABI 1.1) then makes every selected parameter's

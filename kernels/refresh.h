@@ -152,8 +152,9 @@ enum {
  * unaligned code, which the GPT set's all-whole tiles paid for in speed.
  * `grids`: the tile lists (bit 1 << SG_K_LIST_TRANSPOSE only) in which
  * some selected tile carries a block grid entry (block scaling's
- * transpose): the transpose mode then runs the grid transpose after the
- * tiles. 0 in whole is always valid (the general instances); a grids bit
+ * transpose): where the whole instance moves tiles (whole or split), the
+ * transpose mode then runs the grid transpose after them; the general
+ * instance moves its tiles' entries itself. 0 in whole is always valid (the general instances); a grids bit
  * may be set for a selection without grids, never left clear for one with
  * them. `split` (bit 1 << SG_K_LIST_TRANSPOSE only): the selection is one
  * group's and most of its transpose tiles (3/4) belong to parameters whose

@@ -1,11 +1,13 @@
 /* Block scaling's transpose mode also writes Wt's scale_inv grid from W's:
  * grid_t[tc][tr] = grid[tr][tc], one float a tile. A kernel of its own
- * after the tiles, so that the tile kernel's instances carry no grid code
- * and block-scaled tiles move like any others: with the entries moved
- * inside the tile pipeline (one warp a tile, stored a chunk later, in an
- * instance of its own) block scaling's transpose ran at 72-76% of the copy
- * on the H200 where the delayed recipe's same tiles ran at 86-92%, for a
- * few kilobytes of grid.
+ * after the whole-tile instance's tiles, so that instance carries no grid
+ * code and block-scaled tiles move like the delayed recipe's: with the
+ * entries moved inside its pipeline (one warp a tile, stored a chunk
+ * later, in an instance of its own) block scaling's transpose ran at 72-76%
+ * of the copy on the H200 where the delayed recipe's same tiles ran at
+ * 86-92%, for a few kilobytes of grid. The general instance still moves
+ * its tiles' entries itself (refresh_pipeline.cuh): this kernel after it
+ * cost the many-small set 5 us, one launch.
  *
  * It walks the selection's transpose items (a block-scaled parameter's
  * are its tiles, one item a tile; the tile kernel's chunk order does not

@@ -117,18 +117,47 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
   }
 }
 
+/* A block-scaled parameter's tile `local`: its 1/s from W's grid to Wt's
+ * (one float a tile, so moving every tile's entry is the grids'
+ * transpose). */
+template <class Chunk>
+__device__ __forceinline__ void sg_k_transpose_grid(const sg_k_desc &d, const sg_k_view &v,
+                                                    uint64_t local) {
+  uint64_t r0, c0;
+  sg_k_tile_origin<Chunk>(v, local, r0, c0);
+  const uint64_t tr = r0 / SG_K_TILE;
+  const uint64_t tc = c0 / SG_K_TILE;
+  d.grid_t[tc * d.ld_grid_t + tr] = d.grid[tr * d.ld_grid + tc];
+}
+
 /* Issues the cursor's chunk into stage s (a job with rows 0 where the chunk
- * has no item) and moves the cursor on. */
+ * has no item) and moves the cursor on. The general instance also moves
+ * the block grid entries of the chunk's tiles (the first thread of warp t,
+ * tile t's, after every tile's rows are on their way): with the grid
+ * kernel after it instead, block scaling's many-small set took 5 us more
+ * (one launch) and the narrow instance spilled. */
 template <class Chunk, bool WHOLE>
 __device__ __forceinline__ void sg_k_transpose_issue_chunk(
     sg_k_transpose_ring<Chunk::K> &ring, uint32_t s, sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur) {
+  static_assert(Chunk::K <= SG_K_THREADS / 32, "a warp per tile of a chunk moves its grid entry");
+  uint32_t items = 0;
 #pragma unroll
   for (uint32_t t = 0; t < Chunk::K; t++) {
     if (sg_k_cursor_item(cur, t)) {
       const uint64_t local = cur.j + t - cur.view[t].first;
       sg_k_transpose_issue<Chunk, WHOLE>(ring.tile[s][t], ring.job[s][t], cur.view[t], local);
+      items |= 1u << t;
     } else if (threadIdx.x == 0) {
       ring.job[s][t] = sg_k_tile_job{nullptr, 0, 0, 0, 0, 0};
+    }
+  }
+  if constexpr (!WHOLE) {
+#pragma unroll
+    for (uint32_t t = 0; t < Chunk::K; t++) {
+      if (threadIdx.x == 32u * t && (items & (1u << t)) != 0 &&
+          (cur.view[t].vec & SG_K_VEC_GRID) != 0) {
+        sg_k_transpose_grid<Chunk>(cur.descs[cur.p[t]], cur.view[t], cur.j + t - cur.view[t].first);
+      }
     }
   }
   sg_k_cursor_advance(cur);

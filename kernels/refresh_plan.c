@@ -152,7 +152,9 @@ uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t ker
     if ((lists & (1u << SG_K_LIST_TRANSPOSE)) != 0) {
       kernels[n++] = SG_K_KERNEL_TRANSPOSE;
     }
-    if ((lists & plan->grids & (1u << SG_K_LIST_TRANSPOSE)) != 0) { /* block scaling's grids */
+    /* block scaling's grids, where the whole instance (no grid code) moves
+     * tiles; the general instance moves them with the tiles */
+    if ((lists & plan->grids & (plan->whole | plan->split) & (1u << SG_K_LIST_TRANSPOSE)) != 0) {
       kernels[n++] = SG_K_KERNEL_GRID;
     }
     return n;

@@ -178,11 +178,7 @@ static void run_recipe(uint32_t recipe, int calls, cudaStream_t stream, double b
       const stats st = time_calls(stream, calls, [&] {
         BENCH_SG(s, g_api->post_optimizer_step(s, reinterpret_cast<sg_stream>(stream), &a));
       });
-      /* block scaling's transpose also runs the grid transpose; current
-       * scaling's casts, the amax pass */
-      const uint32_t launches =
-          mode == SG_REFRESH_TRANSPOSE ? (recipe == SG_RECIPE_BLOCK ? 2 : 1)
-                                       : (recipe == SG_RECIPE_CURRENT ? 2 : 1);
+      const uint32_t launches = mode == SG_REFRESH_TRANSPOSE || recipe != SG_RECIPE_CURRENT ? 1 : 2;
       const bool judged = launches == 1;
       printf("%-8s %-15s %-6s %8u %8u %9.2f %9.2f %13.2f %-8s %s\n", kRecipeNames[recipe],
              kModeNames[mode], group == SG_ALL_GROUPS ? "all" : "one", kParams, launches,

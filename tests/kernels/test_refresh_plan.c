@@ -222,7 +222,8 @@ END_TEST
 
 /* The amax pass comes before the cast that reads its scales; the block
  * kernels match the mode; a transpose is one kernel, followed by the grid
- * transpose where some selected tile carries a grid entry. */
+ * transpose where some selected tile carries a grid entry and the whole
+ * instance (which has no grid code) moves tiles: whole or split. */
 START_TEST(kernels_in_order) {
   sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0, 0, SG_K_LAYOUT_NARROW};
   uint32_t k[3];
@@ -243,10 +244,19 @@ START_TEST(kernels_in_order) {
   plan.lists = LIST(SG_K_LIST_TRANSPOSE);
   ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST_TRANSPOSE, &plan, k), 0);
   ck_assert_uint_eq(sg_k_refresh_kernels(3, &plan, k), 0);
-  plan.grids = LIST(SG_K_LIST_TRANSPOSE); /* block scaling: the grid transpose after the tiles */
-  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 2);
+  plan.grids = LIST(SG_K_LIST_TRANSPOSE); /* block scaling: the general instance moves the grids */
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 1);
   ck_assert_uint_eq(k[0], SG_K_KERNEL_TRANSPOSE);
-  ck_assert_uint_eq(k[1], SG_K_KERNEL_GRID);
+  plan.whole = LIST(SG_K_LIST_CAST_TRANSPOSE); /* another list's whole bit: still none */
+  ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 1);
+  const uint32_t whole_or_split[2][2] = {{LIST(SG_K_LIST_TRANSPOSE), 0}, {0, LIST(SG_K_LIST_TRANSPOSE)}};
+  for (int i = 0; i < 2; i++) { /* the whole instance has no grid code: the grid kernel after it */
+    plan.whole = whole_or_split[i][0];
+    plan.split = whole_or_split[i][1];
+    ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 2);
+    ck_assert_uint_eq(k[0], SG_K_KERNEL_TRANSPOSE);
+    ck_assert_uint_eq(k[1], SG_K_KERNEL_GRID);
+  }
   ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_CAST_TRANSPOSE, &plan, k), 0);
   plan.lists = 0; /* nothing selected: no grid either */
   ck_assert_uint_eq(sg_k_refresh_kernels(SG_K_MODE_TRANSPOSE, &plan, k), 0);
