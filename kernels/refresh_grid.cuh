@@ -17,7 +17,9 @@
  * and each lane the holder of its own among the 32 descriptors from there
  * (every parameter has at least one item, so 32 items span at most 32
  * descriptors) by comparing their first items, shuffled. Items of other
- * recipes are skipped. */
+ * recipes are skipped, and those of parameters with edge or unaligned
+ * tiles (a split's rest: the general instance moves their entries, maybe
+ * at the same time, refresh_overlap.cuh). */
 #ifndef SG_KERNELS_REFRESH_GRID_CUH
 #define SG_KERNELS_REFRESH_GRID_CUH
 
@@ -53,7 +55,7 @@ __device__ __forceinline__ void sg_k_grid_transpose(const sg_k_table_head &head,
     const uint32_t k = sg_k_lane_holder(first, j);
     if (j < g.ie) {
       const sg_k_desc &d = descs[p0 + k];
-      if ((d.vec & SG_K_VEC_GRID) != 0) {
+      if ((d.vec & (SG_K_VEC_GRID | SG_K_VEC_WHOLE_T)) == (SG_K_VEC_GRID | SG_K_VEC_WHOLE_T)) {
         const uint64_t local = j - d.item_first[LIST];
         const uint64_t tr = sg_k_div(local, d.tiles_per_row);
         const uint64_t tc = local - tr * d.tiles_per_row;

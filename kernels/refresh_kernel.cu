@@ -17,6 +17,7 @@
 #include "refresh_cast_transpose.cuh"
 #include "refresh_grid.cuh"
 #include "refresh_items.cuh"
+#include "refresh_overlap.cuh"
 #include "refresh_pipeline.cuh"
 #include "refresh_schedule.cuh"
 #include "refresh_table.h"
@@ -121,6 +122,11 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
                         const int32_t *noop_flag) {
   static_assert(!WHOLE || sg_k_has_ring(KERNEL), "only the tile kernels have a whole instance");
   constexpr uint32_t LIST = sg_k_list_of(KERNEL);
+  constexpr bool kOverlaps = KERNEL == SG_K_KERNEL_TRANSPOSE || KERNEL == SG_K_KERNEL_GRID;
+  if constexpr (kOverlaps) {
+    sg_k_let_dependents_start();
+  }
+  [[maybe_unused]] typename std::conditional<kOverlaps, sg_k_wait_before_exit, int>::type waits{};
   using Smem = typename sg_k_layout_of<KERNEL, LAYOUT>::Smem;
   extern __shared__ uint4 sg_k_dynamic_smem[];
   const sg_k_table *table = reinterpret_cast<const sg_k_table *>(base);
@@ -247,35 +253,46 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
   return err;
 }
 
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false>
+/* OVERLAP: launched programmatically after the kernel before it on the
+ * stream (refresh_overlap.cuh), which must touch none of its bytes. */
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false, bool OVERLAP = false>
 static cudaError_t launch_as(const void *table, uint32_t group, uint32_t part,
                              const int32_t *noop_flag, const sg_k_refresh_device *dev,
                              cudaStream_t stream) {
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &part, &noop_flag};
   const unsigned per_sm = static_cast<unsigned>(dev->blocks_per_sm[KERNEL][LAYOUT]);
-  const dim3 grid(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
+  cudaLaunchAttribute overlap;
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
+  config.blockDim = dim3(SG_K_THREADS);
+  config.dynamicSmemBytes = sg_k_smem_bytes<KERNEL, LAYOUT>();
+  config.stream = stream;
+  config.attrs = OVERLAP ? &overlap : nullptr;
+  config.numAttrs = OVERLAP ? 1u : 0u;
   const void *fn = reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>);
-  return cudaLaunchKernel(fn, grid, dim3(SG_K_THREADS), args, sg_k_smem_bytes<KERNEL, LAYOUT>(),
-                          stream);
+  return cudaLaunchKernelExC(&config, fn, args);
 }
 
 /* A tile kernel in the layout asked for where the device loaded it. */
-template <uint32_t KERNEL, bool WHOLE>
+template <uint32_t KERNEL, bool WHOLE, bool OVERLAP = false>
 static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t part,
                                  uint32_t layout, const int32_t *noop_flag,
                                  const sg_k_refresh_device *dev, cudaStream_t stream) {
   const bool wide = layout == SG_K_LAYOUT_WIDE && dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE] > 0;
-  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE>(table, group, part, noop_flag, dev,
-                                                           stream)
-              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE>(table, group, part, noop_flag, dev,
-                                                             stream);
+  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, OVERLAP>(table, group, part, noop_flag,
+                                                                    dev, stream)
+              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, OVERLAP>(table, group, part,
+                                                                      noop_flag, dev, stream);
 }
 
 /* A tile kernel as the plan says: the whole instance where every tile of
  * its list (which shares the kernel's number) is whole; split (the
- * transpose), its whole part so and the rest in the general instance;
- * else the general instance on all of it. */
+ * transpose), its whole part so and the rest in the general instance,
+ * overlapping the whole part's tail (other parameters' bytes); else the
+ * general instance on all of it. */
 template <uint32_t KERNEL>
 static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_plan *plan,
                                 const int32_t *noop_flag, const sg_k_refresh_device *dev,
@@ -292,8 +309,8 @@ static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_pl
                                                           plan->layout, noop_flag, dev, stream);
       return err != cudaSuccess
                  ? err
-                 : launch_layout<KERNEL, false>(table, group, SG_K_PART_REST, plan->rest_layout,
-                                                noop_flag, dev, stream);
+                 : launch_layout<KERNEL, false, true>(table, group, SG_K_PART_REST,
+                                                      plan->rest_layout, noop_flag, dev, stream);
     }
   }
   return launch_layout<KERNEL, false>(table, group, SG_K_PART_ALL, plan->layout, noop_flag, dev,
@@ -318,8 +335,8 @@ static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t gr
     return launch_as<SG_K_KERNEL_BLOCK_CAST, N>(table, group, kAll, noop_flag, dev, stream);
   case SG_K_KERNEL_BLOCK_CAST_TRANSPOSE:
     return launch_as<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE, N>(table, group, kAll, noop_flag, dev, stream);
-  case SG_K_KERNEL_GRID:
-    return launch_as<SG_K_KERNEL_GRID, N>(table, group, kAll, noop_flag, dev, stream);
+  case SG_K_KERNEL_GRID: /* after the tiles: the grids are other bytes */
+    return launch_as<SG_K_KERNEL_GRID, N, false, true>(table, group, kAll, noop_flag, dev, stream);
   default:
     return cudaErrorInvalidValue;
   }
