@@ -1,8 +1,9 @@
 /* Host side of the layout choice (refresh.h, sg_k_refresh_layout): which of
  * the two ways of dealing tiles suits the parameters a launch refreshes,
- * whether its tiles are all whole (the plan's `whole`) and carry grids
- * (its `grids`). The plans
- * (refresh_plan.c) sum these over a selection. */
+ * and whether its tiles carry grids (the plan's `grids`; whether they are
+ * all whole, the plan's `whole`, is the table's SG_K_VEC_WHOLE_T, in
+ * refresh_table.c). The plans (refresh_plan.c) sum these over a
+ * selection. */
 #include <stdbool.h>
 
 #include "refresh_table.h"
@@ -20,19 +21,6 @@ bool sg_k_suits_wide(const sg_k_param *p) {
 
 uint32_t sg_k_layout_for(uint64_t tiles, uint64_t wide) {
   return tiles > 0 && wide >= tiles - tiles / 4 ? SG_K_LAYOUT_WIDE : SG_K_LAYOUT_NARROW;
-}
-
-/* A parameter without items in a list (no master, or block scaling, for
- * the cast-transpose) is whole there: it adds no tile. */
-uint32_t sg_k_whole_lists(const sg_k_param *p) {
-  const bool tiles = p->rows % SG_K_TILE == 0 && p->cols % SG_K_TILE == 0 &&
-                     sg_k_rows_aligned16(p->w, p->ld_w, 1) &&
-                     sg_k_rows_aligned16(p->wt, p->ld_wt, 1);
-  const bool cast_tiles = p->master_dtype != SG_K_MASTER_NONE && p->recipe != SG_K_RECIPE_BLOCK;
-  const bool master = sg_k_rows_aligned16(p->master, p->ld_master,
-                                          sg_k_master_elem_bytes(p->master_dtype));
-  const bool ct = !cast_tiles || (tiles && master);
-  return (tiles ? 1u << SG_K_LIST_TRANSPOSE : 0u) | (ct ? 1u << SG_K_LIST_CAST_TRANSPOSE : 0u);
 }
 
 /* Block scaling's transpose also moves each tile's scale_inv from W's grid

@@ -80,6 +80,19 @@ bool sg_k_linear(const sg_k_param *p) {
          ((p->rows == 1 && p->ld_wt == 1) || (p->cols == 1 && p->ld_w == 1));
 }
 
+/* A parameter without items in a list (no master, or block scaling, for
+ * the cast-transpose) is whole there: it adds no tile. */
+uint32_t sg_k_whole_lists(const sg_k_param *p) {
+  const bool tiles = p->rows % SG_K_TILE == 0 && p->cols % SG_K_TILE == 0 &&
+                     sg_k_rows_aligned16(p->w, p->ld_w, 1) &&
+                     sg_k_rows_aligned16(p->wt, p->ld_wt, 1);
+  const bool cast_tiles = p->master_dtype != SG_K_MASTER_NONE && p->recipe != SG_K_RECIPE_BLOCK;
+  const bool master = sg_k_rows_aligned16(p->master, p->ld_master,
+                                          sg_k_master_elem_bytes(p->master_dtype));
+  const bool ct = !cast_tiles || (tiles && master);
+  return (tiles ? 1u << SG_K_LIST_TRANSPOSE : 0u) | (ct ? 1u << SG_K_LIST_CAST_TRANSPOSE : 0u);
+}
+
 static void set_views(sg_k_desc *d, const sg_k_param *p) {
   const uint64_t n = p->rows * p->cols;
   const bool has_master = p->master_dtype != SG_K_MASTER_NONE;

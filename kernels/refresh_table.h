@@ -128,8 +128,9 @@ void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]);
 /* Whether a parameter's tiles suit the wide layout, and the layout for a
  * selection of `tiles` tiles, `wide` of them suiting it (refresh_layout.c,
  * which says why), for the plans; the tile lists in which all of a
- * checked parameter's tiles are whole (sg_k_plan.whole's bits), and those
- * in which its tiles carry grid entries (sg_k_plan.grids'). */
+ * checked parameter's tiles are whole (sg_k_plan.whole's bits and the
+ * table's SG_K_VEC_WHOLE_T: refresh_table.c), and those in which its tiles
+ * carry grid entries (sg_k_plan.grids': refresh_layout.c). */
 bool sg_k_suits_wide(const sg_k_param *p);
 uint32_t sg_k_layout_for(uint64_t tiles, uint64_t wide);
 uint32_t sg_k_whole_lists(const sg_k_param *p);
