@@ -934,6 +934,11 @@ typedef struct sg_api {
    * CURRENT an amax pass before the cast (so a delayed or block set is one
    * launch, a current set two, a mix up to three). Which
    * kernels run is decided from the parameters registered at the call.
+   * The transpose's kernels allow programmatic dependent launch: a kernel
+   * the host launches with cudaLaunchAttributeProgrammaticStreamSerialization
+   * right after the refresh may start before the refresh ends, and must
+   * wait (cudaGridDependencySynchronize) before it reads what the refresh
+   * writes, as any such kernel must; other stream work is ordered as usual.
    *
    * SG_REFRESH_REDUCE_AMAX (ABI 1.1) then makes every selected parameter's
    * amax the MAX over the ranks of the session's communicator, in the same
