@@ -154,15 +154,16 @@ enum {
  * some selected tile carries a block grid entry (block scaling's
  * transpose): where the whole instance moves tiles (whole or split), the
  * transpose mode then runs the grid transpose after them; the general
- * instance moves its tiles' entries itself. 0 in whole is always valid (the general instances); a grids bit
- * may be set for a selection without grids, never left clear for one with
- * them. `split` (bit 1 << SG_K_LIST_TRANSPOSE only): the selection is one
- * group's and most of its transpose tiles (3/4) belong to parameters whose
- * tiles are all whole, but not all do; its transpose then runs as two
- * launches, the whole parameters in the whole instance (in `layout`) and
- * the rest in the general one (in `rest_layout`), where one launch of the
- * general instance would move every tile (a model with one odd embedding
- * ran all its weights so). 0 is always valid. */
+ * instance moves its tiles' entries itself. 0 in whole is always valid
+ * (the general instances); a grids bit may be set for a selection without
+ * grids, never left clear for one with them. `split` (bit 1 <<
+ * SG_K_LIST_TRANSPOSE only): the selection is one group's and most of its
+ * transpose tiles (3/4) belong to parameters whose tiles are all whole, but
+ * not all do; its transpose then runs as two launches, the whole
+ * parameters in the whole instance (in `layout`) and the rest in the
+ * general one (in `rest_layout`), where one launch of the general instance
+ * would move every tile (a model with one odd embedding ran all its
+ * weights so). 0 is always valid. */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
@@ -233,14 +234,13 @@ uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t ker
  * whole bit it sets is trusted (the whole instances move every tile as a
  * full aligned 128 x 128 one), as is a grids bit it leaves clear (no grid
  * transpose runs) and a split bit it sets (the selection is one group's
- * run; the table says which of its parameters are whole). No
- * allocation, no synchronisation, no reads
- * of device memory by the host, no attribute or occupancy query: legal
- * inside a stream capture. noop_flag: a device int32, or NULL; when it is
- * nonzero at run time every kernel does nothing. Returns
- * cudaErrorInvalidValue for a NULL table, plan or device, an unknown mode
- * or layout (rest_layout too, when split), a device not loaded (sm_count < 1), else the first error of
- * cudaLaunchKernel. */
+ * run; the table says which of its parameters are whole). No allocation,
+ * no synchronisation, no reads of device memory by the host, no attribute
+ * or occupancy query: legal inside a stream capture. noop_flag: a device
+ * int32, or NULL; when it is nonzero at run time every kernel does
+ * nothing. Returns cudaErrorInvalidValue for a NULL table, plan or device,
+ * an unknown mode or layout (rest_layout too, when split), a device not
+ * loaded (sm_count < 1), else the first error of cudaLaunchKernelExC. */
 cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode, uint32_t group,
                                 const sg_k_plan *plan, const int32_t *noop_flag,
                                 const sg_k_refresh_device *device, cudaStream_t stream);

@@ -3,11 +3,12 @@
  * tile kernels also in a whole-tile instance (sg_k_plan.whole: no edge or
  * unaligned code, so the GPT set's all-whole tiles run the lean loop they
  * had before the recipes and the unaligned path grew the general one), and
- * its launcher. A persistent grid
- * (as many blocks as fit on the GPU at once) walks a work list of the
- * launch's group in the device table. A launch runs the kernels its plan
- * names, one after another on the stream; every attribute and occupancy
- * query happens once, in sg_k_refresh_load. */
+ * its launcher. A persistent grid (as many blocks as fit on the GPU at
+ * once) walks a work list of the launch's group in the device table. A
+ * launch runs the kernels its plan names, one after another on the stream
+ * (those on other bytes than the one before overlapping it:
+ * refresh_overlap.cuh); every attribute and occupancy query happens once,
+ * in sg_k_refresh_load. */
 #include <stdint.h>
 
 #include <type_traits>

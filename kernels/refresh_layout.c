@@ -25,8 +25,8 @@ uint32_t sg_k_layout_for(uint64_t tiles, uint64_t wide) {
 
 /* Block scaling's transpose also moves each tile's scale_inv from W's grid
  * to Wt's (in the general instance, or the grid transpose after the whole
- * one's tiles); its cast-transpose is in
- * the block list, not a tile list. */
+ * one's tiles); its cast-transpose is in the block list, not a tile
+ * list. */
 uint32_t sg_k_grid_lists(const sg_k_param *p) {
   return p->recipe == SG_K_RECIPE_BLOCK ? 1u << SG_K_LIST_TRANSPOSE : 0u;
 }

@@ -6,10 +6,11 @@
  * the memory sees one block ask for a 256 x 256 block of W at once and
  * write a 256 x 256 block of Wt at once: runs of 256 bytes where single
  * tiles give 128 (on the GPT set that took the transpose from 79% to 91% of
- * the copy's bandwidth; pairs of tiles, 83-85%). Block scaling's grids
- * move in a kernel of their own (refresh_grid.cuh). A dense vector's items
- * are 16 KB spans that the general instance copies through the same ring
- * (W and Wt are the same bytes). */
+ * the copy's bandwidth; pairs of tiles, 83-85%). The general instance also
+ * moves block scaling's grid entries with its tiles; after the whole
+ * instance a kernel of their own does (refresh_grid.cuh). A dense vector's
+ * items are 16 KB spans that the general instance copies through the same
+ * ring (W and Wt are the same bytes). */
 #ifndef SG_KERNELS_REFRESH_PIPELINE_CUH
 #define SG_KERNELS_REFRESH_PIPELINE_CUH
 

@@ -6,11 +6,11 @@
  * Descriptors are sorted by group, so a group is one contiguous run that the
  * kernel finds by binary search, and inside a group those whose transpose
  * tiles are all whole (SG_K_VEC_WHOLE_T) first, each part in the caller's
- * order (the cast lists do not care about the order inside a group). Each descriptor carries, per work
- * list (SG_K_LIST_*: one per mode, the amax pass of current scaling, the
- * block-scaled tiles), the index of its first work item in the table-wide
- * list and how many it has; a launch deals its group's part of a list to
- * its blocks (refresh_schedule.cuh). */
+ * order (the cast lists do not care about the order inside a group). Each
+ * descriptor carries, per work list (SG_K_LIST_*: one per mode, the amax
+ * pass of current scaling, the block-scaled tiles), the index of its first
+ * work item in the table-wide list and how many it has; a launch deals its
+ * group's part of a list to its blocks (refresh_schedule.cuh). */
 #ifndef SG_KERNELS_REFRESH_TABLE_H
 #define SG_KERNELS_REFRESH_TABLE_H
 
