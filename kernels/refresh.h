@@ -218,6 +218,7 @@ typedef struct sg_k_refresh_device {
   int sm_count;
   int blocks_per_sm[SG_K_KERNEL_COUNT][2]; /* [kernel][layout]; 0: no such */
   int wide_fits;                           /* the wide layout's shared memory */
+  int overlaps; /* compute capability >= 9.0: programmatic dependent launch */
 } sg_k_refresh_device;
 
 /* The kernels a launch of `mode` runs for `plan`, in order, into

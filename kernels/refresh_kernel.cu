@@ -235,6 +235,7 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
   int device = 0;
   int optin = 0;
   int sm_count = 0;
+  int major = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err == cudaSuccess) {
     err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
@@ -242,6 +243,12 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
   if (err == cudaSuccess) {
     err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
   }
+  if (err == cudaSuccess) {
+    err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  }
+  /* Programmatic dependent launch needs sm_90; before it the attribute is
+   * documented only as not overlapping, so it is not asked for. */
+  out->overlaps = major >= 9;
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_TRANSPOSE>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST_TRANSPOSE>(optin, out);
@@ -271,8 +278,9 @@ static cudaError_t launch_as(const void *table, uint32_t group, uint32_t part,
   config.blockDim = dim3(SG_K_THREADS);
   config.dynamicSmemBytes = sg_k_smem_bytes<KERNEL, LAYOUT>();
   config.stream = stream;
-  config.attrs = OVERLAP ? &overlap : nullptr;
-  config.numAttrs = OVERLAP ? 1u : 0u;
+  const bool overlaps = OVERLAP && dev->overlaps != 0;
+  config.attrs = overlaps ? &overlap : nullptr;
+  config.numAttrs = overlaps ? 1u : 0u;
   const void *fn = reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>);
   return cudaLaunchKernelExC(&config, fn, args);
 }

@@ -399,6 +399,85 @@ static void replay_and_check(sg_fx_case *c, cudaGraphExec_t exec, cudaStream_t s
   expect_equal(c, what, k, SG_K_ALL_GROUPS);
 }
 
+/* The programmatic edges among the graph's kernel nodes (a split's rest
+ * and the grid transpose after the tiles, refresh_overlap.cuh). */
+static size_t programmatic_edges(cudaGraph_t graph) {
+  size_t n = 0;
+  SG_CHECK_CUDA(cudaGraphGetEdges(graph, NULL, NULL, NULL, &n));
+  cudaGraphNode_t *from = static_cast<cudaGraphNode_t *>(calloc(n + 1, sizeof *from));
+  cudaGraphNode_t *to = static_cast<cudaGraphNode_t *>(calloc(n + 1, sizeof *to));
+  cudaGraphEdgeData *data = static_cast<cudaGraphEdgeData *>(calloc(n + 1, sizeof *data));
+  SG_CHECK_CUDA(cudaGraphGetEdges(graph, from, to, data, &n));
+  size_t programmatic = 0;
+  for (size_t i = 0; i < n; i++) {
+    programmatic += data[i].type == cudaGraphDependencyTypeProgrammatic ? 1u : 0u;
+  }
+  free(from);
+  free(to);
+  free(data);
+  return programmatic;
+}
+
+/* The transpose of a split block-scaled group (three whole parameters and
+ * an odd one: the whole part, the rest and the grid transpose, the last
+ * two launched programmatically) captured into a graph, and into the body
+ * of a conditional IF node, as the plugin's guards record a step: both
+ * hold the two programmatic edges and replay to the reference's bytes. */
+START_TEST(overlapping_launches_in_graphs) {
+  static const uint64_t whole[2] = {256, 384}, odd[2] = {200, 130};
+  static const bool is_whole[4] = {true, false, true, true};
+  sg_fx_spec specs[4];
+  for (uint32_t i = 0; i < 4; i++) {
+    listed_spec(&specs[i], is_whole[i] ? whole : odd, i, listed{SG_K_RECIPE_BLOCK, 0, 0, false,
+                                                                false});
+    specs[i].group = 0;
+  }
+  sg_fx_case c;
+  SG_CHECK_CUDA(sg_fx_case_init(&c, specs, 4, &g_rng));
+  build_table(&c, 4);
+  const launch_kind k = {SG_K_MODE_TRANSPOSE, SG_K_LAYOUT_WIDE, ~0u};
+  const sg_k_plan plan = plan_for(4, SG_K_ALL_GROUPS, k);
+  ck_assert_uint_eq(plan.split, 1u << SG_K_LIST_TRANSPOSE);
+  cudaStream_t stream;
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (bool conditional : {false, true}) {
+    cudaGraph_t graph, body;
+    SG_CHECK_CUDA(cudaGraphCreate(&graph, 0));
+    body = graph;
+    if (conditional) { /* condition 1 by default: the body runs */
+      cudaGraphConditionalHandle handle;
+      SG_CHECK_CUDA(cudaGraphConditionalHandleCreate(&handle, graph, 1, cudaGraphCondAssignDefault));
+      /* a union with members that have constructors: zeroed storage */
+      alignas(cudaGraphNodeParams) unsigned char bytes[sizeof(cudaGraphNodeParams)] = {};
+      cudaGraphNodeParams &p = *reinterpret_cast<cudaGraphNodeParams *>(bytes);
+      p.type = cudaGraphNodeTypeConditional;
+      p.conditional.handle = handle;
+      p.conditional.type = cudaGraphCondTypeIf;
+      p.conditional.size = 1;
+      cudaGraphNode_t node;
+      SG_CHECK_CUDA(cudaGraphAddNode(&node, graph, NULL, NULL, 0, &p));
+      body = p.conditional.phGraph_out[0];
+    }
+    SG_CHECK_CUDA(cudaStreamBeginCaptureToGraph(stream, body, NULL, NULL, 0,
+                                               cudaStreamCaptureModeThreadLocal));
+    SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, SG_K_ALL_GROUPS, &plan, NULL, &g_device,
+                                     stream));
+    SG_CHECK_CUDA(cudaStreamEndCapture(stream, &body));
+    ck_assert_msg(programmatic_edges(body) == 2, "conditional %d: %zu programmatic edges",
+                  conditional, programmatic_edges(body));
+    cudaGraphExec_t exec;
+    SG_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+    replay_and_check(&c, exec, stream, 4, k, conditional ? "conditional body" : "graph");
+    sg_fx_repoison(&c, k.mode, &g_rng);
+    replay_and_check(&c, exec, stream, 4, k, conditional ? "second body replay" : "second replay");
+    SG_CHECK_CUDA(cudaGraphExecDestroy(exec));
+    SG_CHECK_CUDA(cudaGraphDestroy(graph));
+  }
+  SG_CHECK_CUDA(cudaStreamDestroy(stream));
+  sg_fx_case_free(&c);
+}
+END_TEST
+
 /* A captured launch replays to the same bytes as an eager one; a table
  * rebuilt with more parameters at the same address is picked up by the
  * graph captured before; a captured no-op flag is read at replay time. */
@@ -488,6 +567,7 @@ int main(void) {
   tcase_add_test(new_case(s, "group_filter"), group_filter);
   tcase_add_test(new_case(s, "noop_flag"), noop_flag);
   tcase_add_test(new_case(s, "graph"), graph_capture_and_replay);
+  tcase_add_test(new_case(s, "overlapping_launches"), overlapping_launches_in_graphs);
   tcase_add_test(new_case(s, "invalid_arguments"), invalid_launch_arguments);
   const int rc = sg_run_suite(s, CK_NOFORK);
   SG_CHECK_CUDA(cudaFree(g_table));
