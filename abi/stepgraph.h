@@ -792,9 +792,11 @@ typedef struct sg_api {
    * a cast range outside the parameter, any two of W, Wt, master, scale,
    * scale_inv and amax overlapping (within one descriptor, or against any
    * registered one) — and on any error registers none (the detail names the
-   * element and field). Then copies the session's device descriptor table,
-   * which stays at one address for the session's life (its capacity is the
-   * config's param_capacity), so graphs captured earlier by the host see
+   * element and field). Then copies the session's two device descriptor
+   * tables (grouped, and merged for launches of all groups; about 280
+   * bytes a parameter each), which stay at one address for the session's
+   * life (their capacity is the config's param_capacity), so graphs
+   * captured earlier by the host see
    * the new parameters; the copy is waited for, and no refresh of this
    * session may be in flight meanwhile. SG_ERR_CAPACITY when full. After
    * the session's first capture_begin: SG_ERR_INVALID_STATE.
@@ -927,10 +929,10 @@ typedef struct sg_api {
    *  M thus gives scale 1: the NaN's code is 0x7F and *amax is NaN.)
    * Launches: a launch runs the kernels its selected parameters need, in
    * this order on `stream`, each capture-safe and reading the no-op flag
-   * and the group itself: TRANSPOSE one (two where one group's parameters
-   * are mostly, not all, of whole 128 x 128 tiles: those, then the rest),
-   * and, with BLOCK parameters of whole tiles, one more that moves their
-   * scale_inv grids; the cast modes one per recipe present, plus for
+   * and the group itself: TRANSPOSE one (two where the selected
+   * parameters are mostly, not all, of whole 128 x 128 tiles: those, then
+   * the rest), and, with BLOCK parameters of whole tiles, one more that
+   * moves their scale_inv grids; the cast modes one per recipe present, plus for
    * CURRENT an amax pass before the cast (so a delayed or block set is one
    * launch, a current set two, a mix up to three). Which
    * kernels run is decided from the parameters registered at the call.

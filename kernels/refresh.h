@@ -119,6 +119,16 @@ size_t sg_k_refresh_table_bytes(uint32_t capacity);
 cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
                                const sg_k_param *params, uint32_t count);
 
+/* The same table as one run of every parameter, as if all were in one
+ * group (every descriptor's group 0), the whole-tile ones first: the table
+ * for launches of all groups, whose transpose can then split
+ * (sg_k_plan.split) however the parameters are grouped; in the grouped
+ * table a group's whole parameters come first within the group only, so
+ * the parts of several groups are not one run each. Launch it with
+ * SG_K_ALL_GROUPS and sg_k_refresh_plan_merged's plan only. */
+cudaError_t sg_k_refresh_build_merged(void *image, uint32_t capacity,
+                                      const sg_k_param *params, uint32_t count);
+
 /* The layout that suits the parameters a launch for `group` (SG_K_ALL_GROUPS:
  * all) refreshes: SG_K_LAYOUT_WIDE when at least 3/4 of their tiles belong to
  * parameters of at least 256 x 256 whose W and Wt rows are 16-byte aligned,
@@ -157,13 +167,14 @@ enum {
  * instance moves its tiles' entries itself. 0 in whole is always valid
  * (the general instances); a grids bit may be set for a selection without
  * grids, never left clear for one with them. `split` (bit 1 <<
- * SG_K_LIST_TRANSPOSE only): the selection is one group's and most of its
- * transpose tiles (3/4) belong to parameters whose tiles are all whole, but
- * not all do; its transpose then runs as two launches, the whole
- * parameters in the whole instance (in `layout`) and the rest in the
- * general one (in `rest_layout`), where one launch of the general instance
- * would move every tile (a model with one odd embedding ran all its
- * weights so). 0 is always valid. */
+ * SG_K_LIST_TRANSPOSE only): the selection is one run of the table (one
+ * group's, or all of the merged table: sg_k_refresh_build_merged) and
+ * most of its transpose tiles (3/4) belong to parameters whose
+ * tiles are all whole, but not all do; its transpose then runs as two
+ * launches, the whole parameters in the whole instance (in `layout`) and
+ * the rest in the general one (in `rest_layout`), where one launch of the
+ * general instance would move every tile (a model with one odd embedding
+ * ran all its weights so). 0 is always valid. */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
@@ -177,6 +188,11 @@ typedef struct sg_k_plan {
 
 /* The plan of the parameters of `group` (SG_K_ALL_GROUPS: all). O(count). */
 sg_k_plan sg_k_refresh_plan(const sg_k_param *params, uint32_t count, uint32_t group);
+
+/* The plan of all of them as one run: for the merged table
+ * (sg_k_refresh_build_merged), where a transpose may split across
+ * groups. */
+sg_k_plan sg_k_refresh_plan_merged(const sg_k_param *params, uint32_t count);
 
 /* One group's plan. */
 typedef struct sg_k_group_plan {
@@ -234,14 +250,15 @@ uint32_t sg_k_refresh_kernels(uint32_t mode, const sg_k_plan *plan, uint32_t ker
  * superset of that selection): a list it leaves out is not launched, and a
  * whole bit it sets is trusted (the whole instances move every tile as a
  * full aligned 128 x 128 one), as is a grids bit it leaves clear (no grid
- * transpose runs) and a split bit it sets (the selection is one group's
- * run; the table says which of its parameters are whole). No allocation,
- * no synchronisation, no reads of device memory by the host, no attribute
- * or occupancy query: legal inside a stream capture. noop_flag: a device
- * int32, or NULL; when it is nonzero at run time every kernel does
- * nothing. Returns cudaErrorInvalidValue for a NULL table, plan or device,
- * an unknown mode or layout (rest_layout too, when split), a device not
- * loaded (sm_count < 1), else the first error of cudaLaunchKernelExC. */
+ * transpose runs) and a split bit it sets (the selection is one run of
+ * the table: a group's, or the merged table's; the table says which of its
+ * parameters are whole). No allocation, no synchronisation, no reads of
+ * device memory by the host, no attribute or occupancy query: legal inside
+ * a stream capture. noop_flag: a device int32, or NULL; when it is nonzero
+ * at run time every kernel does nothing. Returns cudaErrorInvalidValue for
+ * a NULL table, plan or device, an unknown mode or layout (rest_layout
+ * too, when split), a device not loaded (sm_count < 1), else the first
+ * error of cudaLaunchKernelExC. */
 cudaError_t sg_k_refresh_launch(const void *device_table, uint32_t mode, uint32_t group,
                                 const sg_k_plan *plan, const int32_t *noop_flag,
                                 const sg_k_refresh_device *device, cudaStream_t stream);

@@ -76,7 +76,10 @@ static sg_k_plan sums_end(plan_sums *s) {
   return s->plan;
 }
 
-sg_k_plan sg_k_refresh_plan(const sg_k_param *params, uint32_t count, uint32_t group) {
+/* merged: the parameters as one run (the merged table), so that a
+ * transpose may split however they are grouped. */
+static sg_k_plan plan_over(const sg_k_param *params, uint32_t count, uint32_t group,
+                           bool merged) {
   plan_sums s;
   sums_start(&s);
   for (uint32_t i = 0; params != NULL && i < count; i++) {
@@ -84,7 +87,16 @@ sg_k_plan sg_k_refresh_plan(const sg_k_param *params, uint32_t count, uint32_t g
       sums_add(&s, &params[i], i);
     }
   }
+  s.groups = s.groups && !merged;
   return sums_end(&s);
+}
+
+sg_k_plan sg_k_refresh_plan(const sg_k_param *params, uint32_t count, uint32_t group) {
+  return plan_over(params, count, group, false);
+}
+
+sg_k_plan sg_k_refresh_plan_merged(const sg_k_param *params, uint32_t count) {
+  return plan_over(params, count, SG_K_ALL_GROUPS, true);
 }
 
 uint32_t sg_k_refresh_layout(const sg_k_param *params, uint32_t count, uint32_t group) {

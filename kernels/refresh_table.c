@@ -182,8 +182,10 @@ static int by_group(const void *a, const void *b) {
   return x->index < y->index ? -1 : (x->index > y->index);
 }
 
-cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
-                               const sg_k_param *params, uint32_t count) {
+/* merged: every descriptor's group 0 before the sort (the one-run table of
+ * sg_k_refresh_build_merged). */
+static cudaError_t build(void *image, uint32_t capacity, const sg_k_param *params,
+                         uint32_t count, bool merged) {
   if (image == NULL || count > capacity || (params == NULL && count > 0)) {
     return cudaErrorInvalidValue;
   }
@@ -199,6 +201,7 @@ cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
   table->capacity = capacity;
   for (uint32_t i = 0; i < count; i++) {
     fill_desc(&descs[i], &params[i], i);
+    descs[i].group = merged ? 0u : descs[i].group;
   }
   if (count > 1) {
     qsort(descs, count, sizeof *descs, by_group);
@@ -210,4 +213,14 @@ cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
     }
   }
   return cudaSuccess;
+}
+
+cudaError_t sg_k_refresh_build(void *image, uint32_t capacity,
+                               const sg_k_param *params, uint32_t count) {
+  return build(image, capacity, params, count, false);
+}
+
+cudaError_t sg_k_refresh_build_merged(void *image, uint32_t capacity,
+                                      const sg_k_param *params, uint32_t count) {
+  return build(image, capacity, params, count, true);
 }

@@ -77,9 +77,9 @@ static sg_status launch(sg_session *s, sg_stream stream,
   enum cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   sg_status st = SG_CUDA(&s->diag, cudaStreamIsCapturing((cudaStream_t)stream, &capturing));
   if (st == SG_OK) {
-    st = SG_CUDA(&s->diag, sg_k_refresh_launch(s->fp8.device_table, in->mode, in->group, plan,
-                                               in->noop_flag, &s->refresh_device,
-                                               (cudaStream_t)stream));
+    st = SG_CUDA(&s->diag, sg_k_refresh_launch(sg_registry_table(&s->fp8, in->group), in->mode,
+                                               in->group, plan, in->noop_flag,
+                                               &s->refresh_device, (cudaStream_t)stream));
   }
   if (st == SG_OK) {
     s->stats.refreshes++;

@@ -25,6 +25,9 @@ sg_status sg_registry_open(sg_registry *r, sg_diag *diag, uint32_t capacity,
   }
   sg_status st = SG_CUDA(diag, cudaMalloc(&r->device_table, r->table_bytes));
   if (st == SG_OK) {
+    st = SG_CUDA(diag, cudaMalloc(&r->device_table_all, r->table_bytes));
+  }
+  if (st == SG_OK) {
     st = sg_registry_upload(r, aux);
   }
   return st;
@@ -34,31 +37,46 @@ void sg_registry_close(sg_registry *r) {
   if (r->device_table != NULL) {
     (void)SG_CUDA(r->diag, cudaFree(r->device_table));
   }
+  if (r->device_table_all != NULL) {
+    (void)SG_CUDA(r->diag, cudaFree(r->device_table_all));
+  }
   free(r->image);
   free(r->group_plans);
   free(r->params);
 }
 
-sg_status sg_registry_upload(sg_registry *r, cudaStream_t stream) {
+typedef cudaError_t (*table_builder)(void *, uint32_t, const sg_k_param *,
+                                     uint32_t);
+
+/* One table: built into the image, copied to `device` after `stream`'s
+ * work (pre_capture passes the host's, whose refreshes may still read the
+ * table) and waited for, since the image is reused. */
+static sg_status upload_one(sg_registry *r, table_builder build,
+                            void *device, cudaStream_t stream) {
   /* Pure host code repeating registration's checks: a refusal is a plugin
    * bug, not a CUDA failure (validation-only sessions get here too). */
-  sg_status st = SG_OK;
-  if (sg_k_refresh_build(r->image, r->capacity, r->params, r->count) !=
-      cudaSuccess) {
-    st = sg_fail(r->diag, SG_ERR_INTERNAL,
-                 "the refresh table build refused parameters that passed "
-                 "registration's checks");
+  if (build(r->image, r->capacity, r->params, r->count) != cudaSuccess) {
+    return sg_fail(r->diag, SG_ERR_INTERNAL,
+                   "the refresh table build refused parameters that passed "
+                   "registration's checks");
   }
-  if (st != SG_OK || r->device_table == NULL) {
-    return st;
+  if (device == NULL) {
+    return SG_OK;
   }
-  /* Ordered after `stream` (pre_capture passes the host's, whose refreshes
-   * may still read the table) and waited for: the image is reused. */
-  st = SG_CUDA(r->diag,
-               cudaMemcpyAsync(r->device_table, r->image, r->table_bytes,
-                               cudaMemcpyHostToDevice, stream));
+  sg_status st = SG_CUDA(r->diag,
+                         cudaMemcpyAsync(device, r->image, r->table_bytes,
+                                         cudaMemcpyHostToDevice, stream));
   if (st == SG_OK) {
     st = SG_CUDA(r->diag, cudaStreamSynchronize(stream));
+  }
+  return st;
+}
+
+sg_status sg_registry_upload(sg_registry *r, cudaStream_t stream) {
+  sg_status st = upload_one(r, sg_k_refresh_build, r->device_table, stream);
+  if (st == SG_OK) {
+    st = upload_one(r, sg_k_refresh_build_merged, r->device_table_all,
+                    stream);
   }
   return st;
 }
@@ -77,7 +95,7 @@ static sg_status check_descs(sg_registry *r, const sg_fp8_param_desc *descs,
 
 /* The plans of the registered parameters. */
 static void update_plans(sg_registry *r) {
-  r->plan_all = sg_k_refresh_plan(r->params, r->count, SG_ALL_GROUPS);
+  r->plan_all = sg_k_refresh_plan_merged(r->params, r->count);
   r->plan_groups = sg_k_refresh_group_plans(r->params, r->count, r->group_plans);
 }
 
@@ -90,7 +108,11 @@ sg_status sg_registry_add(sg_registry *r, const sg_fp8_param_desc *descs,
   r->count += n;
   st = sg_registry_upload(r, r->aux);
   if (st != SG_OK) {
-    r->count -= n; /* all or none; the device table is rebuilt next time */
+    /* All or none: the tables go back to the registered parameters (one
+     * of the two may already hold the new ones, and a launch would trust
+     * the old plans with it); if that fails too, the failure is kept. */
+    r->count -= n;
+    (void)sg_registry_upload(r, r->aux);
   }
   update_plans(r);
   return st;
@@ -105,4 +127,8 @@ const sg_k_plan *sg_registry_plan(const sg_registry *r, uint32_t group) {
     return &r->plan_all;
   }
   return sg_k_refresh_find_plan(r->group_plans, r->plan_groups, group);
+}
+
+const void *sg_registry_table(const sg_registry *r, uint32_t group) {
+  return group == SG_ALL_GROUPS ? r->device_table_all : r->device_table;
 }

@@ -1,6 +1,9 @@
 /* The FP8 parameter registry: the host's descriptors, validated, kept in
- * registration order, and mirrored into the refresh kernel's device table,
- * which stays at one address for the session's life. */
+ * registration order, and mirrored into the refresh kernel's device
+ * tables, which stay at one address each for the session's life: grouped
+ * (for a group's launches, the stale-transpose check and the amax
+ * reduction) and merged (for launches of all groups, whose transpose can
+ * then split into whole-tile parameters and the rest across groups). */
 #ifndef SG_REGISTRY_H
 #define SG_REGISTRY_H
 
@@ -18,8 +21,9 @@ typedef struct sg_registry {
   sg_k_param *params; /* [capacity], the first `count` registered */
   uint32_t count;
   uint32_t capacity;
-  void *image;        /* host image of the device table */
-  void *device_table; /* NULL in validation-only sessions */
+  void *image;        /* host image of a device table */
+  void *device_table; /* grouped; NULL in validation-only sessions */
+  void *device_table_all; /* merged (sg_k_refresh_build_merged); NULL likewise */
   size_t table_bytes;
   /* What a launch for all groups, and for each group, needs (refresh.h,
    * sg_k_plan), kept up to date with the parameters so that a launch
@@ -49,9 +53,12 @@ uint32_t sg_registry_group(const sg_registry *r, uint32_t index);
  * after `stream`'s work and waited for (not capture-safe). */
 sg_status sg_registry_upload(sg_registry *r, cudaStream_t stream);
 
-/* The plan of a launch for `group` (SG_ALL_GROUPS: every group), or NULL
- * when no registered parameter has that group. Host memory only:
- * capture-safe. */
+/* The plan of a launch for `group` (SG_ALL_GROUPS: every group, for the
+ * merged table), or NULL when no registered parameter has that group. Host
+ * memory only: capture-safe. */
 const sg_k_plan *sg_registry_plan(const sg_registry *r, uint32_t group);
+
+/* The device table a refresh launch for `group` takes. */
+const void *sg_registry_table(const sg_registry *r, uint32_t group);
 
 #endif

@@ -19,9 +19,12 @@
  * where every tile is whole), or in the general ones (--instance general:
  * what a selection with one odd parameter costs its whole ones; the
  * layout column then reads narrow/g or wide/g).
- * --one-group puts every tensor in group 0, as a model registered in one
- * group (a split transpose needs that); the per-tensor baseline, which
- * launches each tensor's group, is then not run (nan).
+ * The fused launch of all groups takes the merged table
+ * (sg_k_refresh_build_merged: every tensor one run, the whole-tile ones
+ * first), as the plugin's launches of all groups do, so its transpose may
+ * split. --one-group puts every tensor in group 0, as a model registered in
+ * one group; the per-tensor baseline, which launches each tensor's group,
+ * is then not run (nan).
  *
  * Bytes count reads plus writes per element: transpose 2; cast 5 (FP32
  * master) or 3 (BF16), cast-transpose 6 or 4; current scaling reads the
@@ -195,7 +198,7 @@ static void launch(const context *cx, const bench_set *set, const config *cf, ui
   sg_k_plan plan = bench_set_plan(set, cf->recipe, group, cx->layout);
   plan.whole = cx->general ? 0u : plan.whole;
   plan.split = cx->general ? 0u : plan.split; /* no whole instance at all */
-  SG_CHECK_CUDA(sg_k_refresh_launch(bench_set_table(set, cf->recipe, cf->master_dtype, copy),
+  SG_CHECK_CUDA(sg_k_refresh_launch(bench_set_table(set, cf->recipe, cf->master_dtype, copy, group),
                                  cf->mode, group, &plan, NULL, &cx->device, cx->stream));
 }
 

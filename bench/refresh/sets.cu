@@ -150,10 +150,11 @@ sg_k_param bench_set_param(const bench_set *set, uint32_t recipe, uint32_t maste
 }
 
 const void *bench_set_table(const bench_set *set, uint32_t recipe, uint32_t master_dtype,
-                            uint32_t copy) {
+                            uint32_t copy, uint32_t group) {
   const char *base =
       static_cast<const char *>(set->tables[recipe][master_dtype == SG_K_MASTER_BF16]);
-  return base + copy * set->table_bytes;
+  const uint32_t merged = group == SG_K_ALL_GROUPS ? set->copies : 0u;
+  return base + (merged + copy) * set->table_bytes;
 }
 
 sg_k_plan bench_set_plan(const bench_set *set, uint32_t recipe, uint32_t group, int layout) {
@@ -172,19 +173,23 @@ static void build_tables(bench_set *set) {
   const uint32_t dtypes[2] = {SG_K_MASTER_FP32, SG_K_MASTER_BF16};
   for (uint32_t r = 0; r < BENCH_RECIPES; r++) {
     for (int d = 0; d < 2; d++) {
-      SG_CHECK_CUDA(cudaMalloc(&set->tables[r][d], set->copies * set->table_bytes));
+      SG_CHECK_CUDA(cudaMalloc(&set->tables[r][d], 2 * set->copies * set->table_bytes));
       for (uint32_t c = 0; c < set->copies; c++) {
         for (uint32_t i = 0; i < set->count; i++) {
           params[i] = bench_set_param(set, r, dtypes[d], c, i);
         }
-        SG_CHECK_CUDA(sg_k_refresh_build(image, set->count, params, set->count));
-        SG_CHECK_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, r, dtypes[d], c)), image,
-                              set->table_bytes, cudaMemcpyHostToDevice));
+        for (uint32_t group : {0u, uint32_t{SG_K_ALL_GROUPS}}) {
+          const bool merged = group == SG_K_ALL_GROUPS;
+          SG_CHECK_CUDA((merged ? sg_k_refresh_build_merged : sg_k_refresh_build)(
+              image, set->count, params, set->count));
+          SG_CHECK_CUDA(cudaMemcpy(const_cast<void *>(bench_set_table(set, r, dtypes[d], c, group)),
+                                image, set->table_bytes, cudaMemcpyHostToDevice));
+        }
       }
     }
     /* Every copy and dtype of a recipe has the same shapes, alignment and
      * lists: the plans of the last built do for all. */
-    set->plan[r] = sg_k_refresh_plan(params, set->count, SG_K_ALL_GROUPS);
+    set->plan[r] = sg_k_refresh_plan_merged(params, set->count);
     set->tensor_plans[r] = static_cast<sg_k_plan *>(malloc(set->count * sizeof(sg_k_plan)));
     for (uint32_t i = 0; i < set->count; i++) {
       set->tensor_plans[r][i] = sg_k_refresh_plan(&params[i], 1, SG_K_ALL_GROUPS);

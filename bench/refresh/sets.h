@@ -31,9 +31,11 @@ typedef struct bench_set {
   float *master;              /* device: copies * m_elems FP32 (BF16 uses the start) */
   float *scalars;             /* device: copies * count * {scale, scale_inv, amax} */
   float *grid, *grid_t;       /* device: copies * g_floats, W's and Wt's grids */
-  void *tables[BENCH_RECIPES][2]; /* device: copies tables per recipe, master dtype */
+  /* device: per recipe and master dtype, `copies` grouped tables, then
+   * `copies` merged ones (all groups' launches, as the plugin's) */
+  void *tables[BENCH_RECIPES][2];
   size_t table_bytes;
-  sg_k_plan plan[BENCH_RECIPES];          /* of the whole set, per recipe */
+  sg_k_plan plan[BENCH_RECIPES];          /* of the whole set (merged), per recipe */
   sg_k_plan *tensor_plans[BENCH_RECIPES]; /* [count]: each tensor alone (its group) */
   int one_group; /* every tensor in group 0 (no per-tensor baseline) */
 } bench_set;
@@ -58,9 +60,10 @@ void bench_set_destroy(bench_set *set);
 void bench_set_fill(bench_set *set, uint32_t master_dtype);
 
 /* Table of one copy for a recipe and master dtype (SG_K_MASTER_FP32 or
- * _BF16). */
+ * _BF16) for a launch of `group`: the merged one for SG_K_ALL_GROUPS, as
+ * the plugin launches all groups, else the grouped one. */
 const void *bench_set_table(const bench_set *set, uint32_t recipe, uint32_t master_dtype,
-                            uint32_t copy);
+                            uint32_t copy, uint32_t group);
 
 /* Host description of tensor i of a copy with device pointers, as built. */
 sg_k_param bench_set_param(const bench_set *set, uint32_t recipe, uint32_t master_dtype,

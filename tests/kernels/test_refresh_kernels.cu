@@ -49,13 +49,15 @@ static uint64_t env_or(const char *name, uint64_t fallback) {
   return v != NULL ? strtoull(v, NULL, 0) : fallback;
 }
 
-/* Builds the table for c's first `count` parameters and uploads it. */
-static void build_table(const sg_fx_case *c, uint32_t count) {
+/* Builds the table for c's first `count` parameters (grouped, or merged:
+ * sg_k_refresh_build_merged) and uploads it. */
+static void build_table(const sg_fx_case *c, uint32_t count,
+                        decltype(&sg_k_refresh_build) build = sg_k_refresh_build) {
   free(g_params);
   g_params = static_cast<sg_k_param *>(malloc(c->count * sizeof *g_params));
   g_count = count;
   sg_fx_params(c, c->dev, g_params);
-  ck_assert_int_eq(sg_k_refresh_build(g_image, kCapacity, g_params, count), cudaSuccess);
+  ck_assert_int_eq(build(g_image, kCapacity, g_params, count), cudaSuccess);
   SG_CHECK_CUDA(cudaMemcpy(g_table, g_image, sg_k_refresh_table_bytes(kCapacity),
                           cudaMemcpyHostToDevice));
   /* The copy may return before its DMA lands (pageable source), and graph
@@ -81,17 +83,22 @@ static void expect_equal(sg_fx_case *c, const char *what, launch_kind k, uint32_
                 k.whole_mask, static_cast<int>(group), msg);
 }
 
-/* Uploads c's initial bytes, runs one eager launch and checks the arena
- * against the reference over the first `count` parameters. */
-static void launch_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
-                             const int32_t *noop, const char *what) {
+/* Uploads c's initial bytes, runs one eager launch with `plan` and checks
+ * the arena against the reference over the first `count` parameters. */
+static void launch_plan_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
+                                  const sg_k_plan &plan, const int32_t *noop, const char *what) {
   sg_fx_expect(c, count, k.mode, group);
   SG_CHECK_CUDA(sg_fx_upload(c));
-  const sg_k_plan plan = plan_for(g_count, group, k);
   SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, group, &plan, noop, &g_device, 0));
   SG_CHECK_CUDA(cudaDeviceSynchronize());
   SG_CHECK_CUDA(sg_fx_download(c));
   expect_equal(c, what, k, group);
+}
+
+/* ... with the plan of the table's parameters of `group`, as the kind says. */
+static void launch_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
+                             const int32_t *noop, const char *what) {
+  launch_plan_and_check(c, count, k, group, plan_for(g_count, group, k), noop, what);
 }
 
 /* Two launches on one table: the second after every non-input byte changed
@@ -255,7 +262,9 @@ END_TEST
  * 2 whole ones only, in each recipe and all three mixed; the plan splits
  * group 0 only (a selection of several groups never splits), and every
  * kind gives the reference's bytes for each group, all groups, and the
- * table of group 0 alone, whose all-groups selection splits too. */
+ * table of group 0 alone, whose all-groups selection splits too. The
+ * merged table (every parameter as one run, whole ones first) splits all
+ * three groups at once, in every kind, and gives the same bytes. */
 START_TEST(split_selection) {
   static const uint64_t whole[2] = {256, 384}, odd[2] = {200, 130};
   static const uint32_t groups[8] = {0, 0, 0, 0, 1, 1, 2, 2};
@@ -287,6 +296,23 @@ START_TEST(split_selection) {
       }
       sg_fx_case_free(&c);
     }
+    sg_fx_case c;
+    SG_CHECK_CUDA(sg_fx_case_init(&c, specs, 8, &g_rng));
+    build_table(&c, 8, sg_k_refresh_build_merged);
+    for (launch_kind k : kKinds) {
+      for (uint32_t mask : {~0u, 0u}) {
+        sg_k_plan plan = sg_k_refresh_plan_merged(g_params, 8);
+        ck_assert_uint_eq(plan.split, t); /* 36 of 44 tiles whole */
+        plan.layout = plan.rest_layout = k.layout;
+        plan.whole &= mask;
+        plan.split &= mask;
+        k.whole_mask = mask;
+        launch_plan_and_check(&c, 8, k, SG_K_ALL_GROUPS, plan, NULL, "merged table");
+        sg_fx_repoison(&c, k.mode, &g_rng);
+        launch_plan_and_check(&c, 8, k, SG_K_ALL_GROUPS, plan, NULL, "merged, second launch");
+      }
+    }
+    sg_fx_case_free(&c);
   }
 }
 END_TEST

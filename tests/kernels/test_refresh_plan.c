@@ -158,6 +158,12 @@ START_TEST(split_whole_from_the_rest) {
   ck_assert_uint_eq(sg_k_refresh_plan(model, 3, 1).split, t);
   ck_assert_uint_eq(sg_k_refresh_plan(model, 3, SG_K_ALL_GROUPS).split, 0);
   ck_assert_uint_eq(sg_k_refresh_plan(model, 3, 0).split, 0); /* group 0: all whole */
+  /* the merged table holds them as one run, whole ones first: it splits */
+  const sg_k_plan merged = sg_k_refresh_plan_merged(model, 3);
+  ck_assert_uint_eq(merged.split, t);
+  ck_assert_uint_eq(merged.params, 3);
+  ck_assert_uint_eq(merged.lists, sg_k_refresh_plan(model, 3, SG_K_ALL_GROUPS).lists);
+  ck_assert_uint_eq(sg_k_refresh_plan_merged(model, 1).split, 0); /* all whole */
 }
 END_TEST
 

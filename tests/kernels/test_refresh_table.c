@@ -192,10 +192,26 @@ START_TEST(sorts_by_group_and_lays_out_items) {
 }
 END_TEST
 
+/* The table's order: descriptor i is parameter order[i], whole as said,
+ * of group `group` (UINT32_MAX: its own), items one list in that order. */
+static void expect_order(void *image, const sg_k_param *p, const uint32_t order[5],
+                         const bool whole[5], uint32_t group) {
+  const sg_k_desc *d = descs_of(image);
+  uint64_t next = 0;
+  for (int i = 0; i < 5; i++) {
+    ck_assert_uint_eq(d[i].index, order[i]);
+    ck_assert_uint_eq((d[i].vec & SG_K_VEC_WHOLE_T) != 0, whole[i]);
+    ck_assert_uint_eq(d[i].group, group == UINT32_MAX ? p[order[i]].group : group);
+    ck_assert_uint_eq(d[i].item_first[SG_K_LIST_TRANSPOSE], next);
+    next += d[i].items[SG_K_LIST_TRANSPOSE];
+  }
+}
+
 /* Inside a group, parameters whose transpose tiles are all whole (a
  * multiple of 128 both ways, W and Wt rows 16-byte aligned) come first,
  * marked SG_K_VEC_WHOLE_T, each part in the caller's order; items stay
- * one list in the table's order. */
+ * one list in the table's order. The merged table holds every parameter
+ * as group 0, the whole ones first. */
 START_TEST(whole_transposes_first_in_their_group) {
   sg_k_param p[5] = {valid_param(1), valid_param(0), valid_param(1), valid_param(1),
                      valid_param(0)};
@@ -207,17 +223,15 @@ START_TEST(whole_transposes_first_in_their_group) {
   }
   void *image = new_image();
   ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 5), cudaSuccess);
-  const sg_k_desc *d = descs_of(image);
   const uint32_t order[5] = {4, 1, 2, 3, 0};
   const bool whole[5] = {true, false, true, true, false};
-  uint64_t next = 0;
-  for (int i = 0; i < 5; i++) {
-    ck_assert_uint_eq(d[i].index, order[i]);
-    ck_assert_uint_eq((d[i].vec & SG_K_VEC_WHOLE_T) != 0, whole[i]);
-    ck_assert_uint_eq(d[i].item_first[SG_K_LIST_TRANSPOSE], next);
-    next += d[i].items[SG_K_LIST_TRANSPOSE];
-  }
-  ck_assert_uint_eq(d[0].items[SG_K_LIST_TRANSPOSE], 6); /* 2 x 3 tiles */
+  expect_order(image, p, order, whole, UINT32_MAX);
+  ck_assert_uint_eq(descs_of(image)[0].items[SG_K_LIST_TRANSPOSE], 6); /* 2 x 3 tiles */
+  /* merged: one run of group 0, every whole parameter first */
+  ck_assert_int_eq(sg_k_refresh_build_merged(image, CAPACITY, p, 5), cudaSuccess);
+  const uint32_t merged_order[5] = {2, 3, 4, 0, 1};
+  const bool merged_whole[5] = {true, true, true, false, false};
+  expect_order(image, p, merged_order, merged_whole, 0);
   free(image);
 }
 END_TEST
