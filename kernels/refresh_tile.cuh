@@ -12,7 +12,8 @@
  * Edge tiles and unaligned parameters gather and scatter 16 bytes a thread
  * at the widest alignment they have (aligned words with predicated ends at
  * worst: refresh_unaligned.cuh), through the same slots and the same
- * register transpose. */
+ * register transpose; the transpose mode realigns unaligned Wt rows in
+ * shared memory first, so that only their ends are not whole vectors. */
 #ifndef SG_KERNELS_REFRESH_TILE_CUH
 #define SG_KERNELS_REFRESH_TILE_CUH
 
@@ -123,6 +124,33 @@ __device__ __forceinline__ void sg_k_transpose4x4(uint32_t a0, uint32_t a1, uint
   o[3] = __byte_perm(t2, t3, 0x7632);
 }
 
+/* The drain's thread map: W rows r .. r + 15 (16 bytes of each Wt row) and
+ * W columns c .. c + 3 (4 Wt rows); 8 lanes cover 128 consecutive bytes of
+ * a Wt row. */
+__device__ __forceinline__ uint32_t sg_k_drain_row() { return 16u * (threadIdx.x & 7u); }
+__device__ __forceinline__ uint32_t sg_k_drain_col() {
+  return 16u * (threadIdx.x >> 5) + 4u * ((threadIdx.x & 31u) >> 3);
+}
+
+/* The thread's 16 x 4 block of the tile as 16 words, transposed in
+ * registers with byte permutes: o[t][k] holds bytes 4t .. 4t+3 of Wt row
+ * c + k's 16 bytes. */
+__device__ __forceinline__ void sg_k_tile_transpose16x4(const sg_k_tile_smem &sh, uint32_t r,
+                                                        uint32_t o[4][4]) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t warp = threadIdx.x >> 5;
+  const uint32_t *words = reinterpret_cast<const uint32_t *>(sh.chunk);
+  uint32_t a[16];
+#pragma unroll
+  for (int i = 0; i < 16; i++) {
+    a[i] = words[4u * sg_k_slot(r + i, warp) + (lane >> 3)];
+  }
+#pragma unroll
+  for (int t = 0; t < 4; t++) {
+    sg_k_transpose4x4(a[4 * t], a[4 * t + 1], a[4 * t + 2], a[4 * t + 3], o[t]);
+  }
+}
+
 /* Writes the tile, transposed, to Wt; wt points at the tile's origin in Wt
  * and rows, cols are the tile's extent in W. Each thread reads a 16 x 4
  * block as 16 words and transposes it in registers with byte permutes.
@@ -136,25 +164,14 @@ __device__ __forceinline__ void sg_k_transpose4x4(uint32_t a0, uint32_t a1, uint
 template <bool VEC>
 __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_t *wt,
                                                 uint64_t ld_wt, uint32_t rows, uint32_t cols) {
-  const uint32_t lane = threadIdx.x & 31u;
-  const uint32_t warp = threadIdx.x >> 5;
-  const uint32_t r = 16u * (lane & 7u);              /* 16 W rows: 16 bytes of each Wt row */
-  const uint32_t c = 16u * warp + 4u * (lane >> 3); /* 4 W columns: 4 Wt rows */
+  const uint32_t r = sg_k_drain_row();
+  const uint32_t c = sg_k_drain_col();
   if (r >= rows || c >= cols) {
     return;
   }
+  uint32_t o[4][4];
+  sg_k_tile_transpose16x4(sh, r, o);
   uint8_t *out = wt + c * ld_wt + r;
-  const uint32_t *words = reinterpret_cast<const uint32_t *>(sh.chunk);
-  uint32_t a[16];
-#pragma unroll
-  for (int i = 0; i < 16; i++) {
-    a[i] = words[4u * sg_k_slot(r + i, warp) + (lane >> 3)];
-  }
-  uint32_t o[4][4]; /* o[t][k]: Wt row c + k, bytes 4t .. 4t+3 */
-#pragma unroll
-  for (int t = 0; t < 4; t++) {
-    sg_k_transpose4x4(a[4 * t], a[4 * t + 1], a[4 * t + 2], a[4 * t + 3], o[t]);
-  }
   const uint32_t n = min(rows - r, 16u);
 #pragma unroll
   for (uint32_t k = 0; k < 4; k++) {
@@ -167,6 +184,58 @@ __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_
       }
     }
     out += ld_wt;
+  }
+}
+
+/* The same for Wt rows that are not 16-byte aligned, without a store per
+ * 16 bytes of each (on [50257, 768], whose Wt rows start at every
+ * address, those single-byte and word stores used 4.7 of the 32 bytes of
+ * an L2 sector and held the transpose to 30% of the copy). Warp w reads
+ * chunk w of every W row, W columns 16w .. 16w + 15, which are its Wt rows
+ * 16w + m; so it puts the transposed pieces back into those same slots,
+ * piece p of row m in the slot of W row 16p + m (a quarter-warp's 8
+ * pieces of a row in 8 distinct bank groups), and then 8 lanes a row
+ * store the row's aligned vectors whole, each shifted out of two of its
+ * pieces, and its two ends as words and bytes (sg_k_row_pieces). No other
+ * warp touches these slots, so warp barriers suffice. Not inlined: the 16
+ * words held across the first, inlined next to the pipeline's cursor,
+ * spilled 168 bytes in the narrow instance (64 registers) on every path;
+ * as a call, only this path saves registers. */
+static __device__ __noinline__ void sg_k_tile_drain_realigned(sg_k_tile_smem &sh, uint8_t *wt,
+                                                              uint64_t ld_wt, uint32_t rows,
+                                                              uint32_t cols) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t warp = threadIdx.x >> 5;
+  const uint32_t r = sg_k_drain_row();
+  const uint32_t c = sg_k_drain_col();
+  const bool mine = r < rows && c < cols;
+  uint32_t o[4][4];
+  if (mine) {
+    sg_k_tile_transpose16x4(sh, r, o);
+  }
+  __syncwarp(); /* the warp's words are read before its slots change */
+  if (mine) {
+#pragma unroll
+    for (uint32_t k = 0; k < 4; k++) {
+      if (c + k < cols) {
+        const uint32_t m = c + k - 16u * warp;
+        sh.chunk[sg_k_slot(r + m, warp)] = make_uint4(o[0][k], o[1][k], o[2][k], o[3][k]);
+      }
+    }
+  }
+  __syncwarp();
+  for (uint32_t m = lane >> 3; m < 16u && 16u * warp + m < cols; m += 4u) {
+    uint8_t *dst = wt + (16u * warp + m) * ld_wt;
+    sg_k_row_pieces(reinterpret_cast<uintptr_t>(dst), rows, lane & 7u,
+                    [&](uint32_t at, uint32_t len) {
+                      const uint32_t p = at / 16u;
+                      const uint32_t shift = at & 15u;
+                      const uint4 lo = sh.chunk[sg_k_slot(16u * p + m, warp)];
+                      /* the next piece only where this one reaches it: inside the row */
+                      const uint4 hi =
+                          shift + len > 16u ? sh.chunk[sg_k_slot(16u * (p + 1u) + m, warp)] : lo;
+                      sg_k_store16_any(dst + at, sg_k_shift16(lo, hi, shift), len);
+                    });
   }
 }
 

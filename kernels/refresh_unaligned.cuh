@@ -121,4 +121,49 @@ SG_K_UNROLL
   }
 }
 
+/* How 8 lanes store a row's span [d, d + n) (n <= 128 bytes, d any
+ * address) from an aligned copy of its bytes: lane q the q-th whole
+ * 16-byte aligned vector inside the span (lanes 0..6; lane 7 too when the
+ * span is eight of them), and lane 7 also the bytes before the first
+ * aligned address and those after the last vector (each under 16). So a
+ * row at an odd address costs 7 vector stores and two short pieces, where
+ * a scatter per 16 bytes costs 8 x (3 words and 2-4 single bytes). Calls
+ * piece(at, len) for each of lane q's pieces (0 to 2; `at` is the byte
+ * offset in the span); a callback rather than an array, which a loop over
+ * a variable count would put in local memory. */
+SG_K_ANY_IO
+template <class Piece>
+SG_K_HOST_DEVICE inline void sg_k_row_pieces(uintptr_t d, uint32_t n, uint32_t q,
+                                             const Piece &piece) {
+  const uint32_t to_aligned = static_cast<uint32_t>(16u - (d & 15u)) & 15u;
+  const uint32_t head = to_aligned < n ? to_aligned : n;
+  const uint32_t vectors = (n - head) / 16u;
+  const uint32_t tail = n - head - 16u * vectors;
+  if (q < vectors) {
+    piece(head + 16u * q, 16u);
+  }
+  if (q == 7u && head > 0) {
+    piece(0u, head);
+  }
+  if (q == 7u && tail > 0) {
+    piece(head + 16u * vectors, tail);
+  }
+}
+
+/* Bytes shift .. shift + 15 (shift 0..15) of the 32 bytes lo, hi (lo's
+ * byte 0 first), without indexing registers by a variable (which would put
+ * them in local memory): the words are picked by compares. */
+SG_K_HOST_DEVICE inline uint4 sg_k_shift16(const uint4 &lo, const uint4 &hi, uint32_t shift) {
+  const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const uint32_t q = shift >> 2;
+  uint32_t s[5];
+SG_K_UNROLL
+  for (uint32_t i = 0; i < 5; i++) { /* word q + i, q <= 3 */
+    s[i] = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+  }
+  const uint32_t b = shift & 3u;
+  return make_uint4(sg_k_funnel(s[0], s[1], b), sg_k_funnel(s[1], s[2], b),
+                    sg_k_funnel(s[2], s[3], b), sg_k_funnel(s[3], s[4], b));
+}
+
 #endif /* SG_KERNELS_REFRESH_UNALIGNED_CUH */

@@ -2,7 +2,8 @@
  * are host and device code alike): for every misalignment, length and tight
  * or loose extent, a gather returns the wanted bytes and reads nothing
  * outside the extent, and a scatter writes exactly its span's bytes, with
- * the right values. No GPU. */
+ * the right values; a row's realigned pieces (8 lanes) cover it once, and
+ * the shift of two vectors picks the right bytes. No GPU. */
 #include <check.h>
 #include <stdint.h>
 #include <string.h>
@@ -99,12 +100,62 @@ START_TEST(funnel_picks_bytes) {
 }
 END_TEST
 
+/* _i: the row's address mod 16 (0..15) * 129 + its length (0..128): the
+ * 8 lanes' pieces cover the span exactly once, every 16-byte piece is
+ * aligned, every shorter one sits at an end of the span, and no lane has
+ * more than two. */
+START_TEST(row_pieces_cover_the_span_once) {
+  const uint32_t offset = _i / 129, n = _i % 129;
+  const uintptr_t d = 4096u + offset;
+  uint32_t covered[128] = {0};
+  for (uint32_t q = 0; q < 8; q++) {
+    uint32_t count = 0;
+    sg_k_row_pieces(d, n, q, [&](uint32_t at, uint32_t len) {
+      count++;
+      ck_assert_msg(len >= 1 && len <= 16 && at + len <= n,
+                    "offset %u n %u lane %u: piece [%u, +%u)", offset, n, q, at, len);
+      if (len == 16) {
+        ck_assert_msg((d + at) % 16 == 0, "offset %u n %u lane %u: unaligned vector at %u",
+                      offset, n, q, at);
+      } else {
+        ck_assert_msg(at == 0 || at + len == n,
+                      "offset %u n %u lane %u: short piece [%u, +%u) inside the span", offset,
+                      n, q, at, len);
+      }
+      for (uint32_t b = at; b < at + len; b++) {
+        covered[b]++;
+      }
+    });
+    ck_assert_uint_le(count, (q == 7 ? 2u : 1u));
+  }
+  for (uint32_t b = 0; b < 128; b++) {
+    ck_assert_msg(covered[b] == (b < n ? 1u : 0u), "offset %u n %u: byte %u covered %u times",
+                  offset, n, b, covered[b]);
+  }
+}
+END_TEST
+
+/* _i: the shift (0..15). */
+START_TEST(shift16_takes_sixteen_bytes_from_two_vectors) {
+  const uint32_t shift = _i;
+  const uint4 lo = make_uint4(0x03020100u, 0x07060504u, 0x0B0A0908u, 0x0F0E0D0Cu);
+  const uint4 hi = make_uint4(0x13121110u, 0x17161514u, 0x1B1A1918u, 0x1F1E1D1Cu);
+  const uint4 v = sg_k_shift16(lo, hi, shift);
+  for (uint32_t i = 0; i < 16; i++) {
+    ck_assert_msg(chunk_byte(v, i) == shift + i, "shift %u: byte %u is 0x%02x", shift, i,
+                  chunk_byte(v, i));
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("unaligned_io");
   TCase *tc = tcase_create("io");
   tcase_add_loop_test(tc, gather_reads_only_the_extent, 0, 16 * 17);
   tcase_add_loop_test(tc, scatter_writes_exactly_its_span, 0, 16 * 17);
   tcase_add_test(tc, funnel_picks_bytes);
+  tcase_add_loop_test(tc, row_pieces_cover_the_span_once, 0, 16 * 129);
+  tcase_add_loop_test(tc, shift16_takes_sixteen_bytes_from_two_vectors, 0, 16);
   suite_add_tcase(s, tc);
   return sg_run_suite(s, CK_FORK);
 }
