@@ -6,8 +6,10 @@
  * registers, so the master is read once: W and W's grid entry, and for the
  * cast-transpose the codes through shared memory into Wt (refresh_tile.cuh)
  * and Wt's grid entry. Tiles are dealt round-robin over the persistent grid
- * (refresh_schedule.cuh), one at a time; edge tiles and unaligned rows take
- * the strips' predicated loads and stores (refresh_io.cuh). */
+ * (refresh_schedule.cuh), one at a time. Unaligned master rows load as the
+ * aligned vectors around each strip, edge strips element by element
+ * (refresh_io.cuh); unaligned W rows store as aligned words with single
+ * bytes at the ends (refresh_unaligned.cuh). */
 #ifndef SG_KERNELS_REFRESH_BLOCK_CUH
 #define SG_KERNELS_REFRESH_BLOCK_CUH
 
@@ -42,6 +44,7 @@ struct sg_k_block_job {
   float *grid, *grid_t;
   uint64_t ld_m, ld_w, ld_wt;
   uint32_t rows, cols, vec;
+  bool shifted; /* unaligned master rows, the tile's vectors inside the master */
 };
 
 /* Tile `local` of view v, descriptor d. */
@@ -52,7 +55,13 @@ __device__ __forceinline__ sg_k_block_job sg_k_block_job_of(const sg_k_desc &d, 
   const uint64_t elem = v.master_dtype == SG_K_MASTER_BF16 ? 2u : 4u;
   const uint64_t tr = r0 / SG_K_TILE;
   const uint64_t tc = c0 / SG_K_TILE;
-  return sg_k_block_job{v.master + (r0 * v.ld_master + c0) * elem,
+  const char *m = v.master + (r0 * v.ld_master + c0) * elem;
+  const uint32_t rows = static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE}));
+  const uint32_t cols = static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE}));
+  const bool shifted = (v.vec & SG_K_VEC_MASTER) == 0 &&
+                       sg_k_tile_vectors_inside(v.master, v.rows, v.cols, m, rows, cols,
+                                                v.ld_master, elem);
+  return sg_k_block_job{m,
                         v.w + r0 * v.ld_w + c0,
                         v.wt + c0 * v.ld_wt + r0,
                         d.grid + tr * d.ld_grid + tc,
@@ -60,9 +69,10 @@ __device__ __forceinline__ sg_k_block_job sg_k_block_job_of(const sg_k_desc &d, 
                         v.ld_master,
                         v.ld_w,
                         v.ld_wt,
-                        static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE})),
-                        static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE})),
-                        v.vec};
+                        rows,
+                        cols,
+                        v.vec,
+                        shifted};
 }
 
 /* Each thread's rows of the cursor's next tile asked for in L1 where it is
@@ -115,7 +125,8 @@ __device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
     const uint32_t r = (threadIdx.x >> 3) + (SG_K_THREADS / 8) * k;
     const uint32_t in = r < job.rows ? n : 0u;
-    m[k] = sg_k_load_strip<DT>(job.m + (r * job.ld_m + c) * kElem, in, vec_m && in == 16u);
+    m[k] = sg_k_load_strip<DT>(job.m + (r * job.ld_m + c) * kElem, in, vec_m && in == 16u,
+                               job.shifted && in == 16u);
   }
   if constexpr (DT == SG_K_MASTER_BF16 && !TRANSPOSE) {
     sg_k_block_prefetch(next);
@@ -133,7 +144,11 @@ __device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_
     if (r < job.rows && n > 0) {
       uint32_t unused = 0;
       const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
-      sg_k_store_strip(job.w + r * job.ld_w + c, codes, n, vec_w);
+      if (vec_w) {
+        sg_k_store_bytes16(job.w + r * job.ld_w + c, codes);
+      } else {
+        sg_k_scatter16(job.w + r * job.ld_w + c, codes, n, sg_k_plain_io{});
+      }
       if constexpr (TRANSPOSE) {
         code.chunk[sg_k_slot(r, q)] = codes;
       }

@@ -24,10 +24,11 @@
 enum : uint32_t {
   SG_K_CT_E5M2 = 1u,   /* format E5M2 (else E4M3) */
   SG_K_CT_BF16 = 2u,   /* master BF16 (else FP32) */
-  SG_K_CT_STAGED = 4u, /* the unit is in its stage (else: element by element) */
+  SG_K_CT_STAGED = 4u, /* the unit is in its stage (else: straight from global memory) */
   SG_K_CT_FIRST = 8u,  /* the tile's first unit */
   SG_K_CT_VEC_WT = 16u, /* the tile drains as whole vectors */
-  SG_K_CT_VEC_MASTER = 32u /* the master's rows are 16-byte aligned */
+  SG_K_CT_VEC_MASTER = 32u, /* the master's rows are 16-byte aligned */
+  SG_K_CT_SHIFTED = 64u     /* they are not, and the tile's vectors lie inside the master */
 };
 constexpr uint32_t SG_K_CT_END = 0xFFFFFFFFu; /* sg_k_ct_job.p: no more units */
 constexpr uint32_t SG_K_STAGE_BYTES = 16384;
@@ -157,7 +158,13 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
   if (WHOLE || (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0)) {
     flags |= SG_K_CT_VEC_WT;
   }
-  is.tile = sg_k_ct_job{v.master + (r0 * v.ld_master + c0) * (bf16 ? 2u : 4u),
+  const char *m = v.master + (r0 * v.ld_master + c0) * (bf16 ? 2u : 4u);
+  if (!WHOLE && (v.vec & SG_K_VEC_MASTER) == 0 &&
+      sg_k_tile_vectors_inside(v.master, v.rows, v.cols, m, rows, cols, v.ld_master,
+                               bf16 ? 2u : 4u)) {
+    flags |= SG_K_CT_SHIFTED;
+  }
+  is.tile = sg_k_ct_job{m,
                         v.w + r0 * v.ld_w + c0,
                         v.wt + c0 * v.ld_wt + r0,
                         v.ld_master,
@@ -250,10 +257,11 @@ __device__ __forceinline__ void sg_k_ct_convert_staged(const uint4 *stage, const
 
 /* Converts an edge or unaligned tile straight from global memory, each
  * thread a 16-column strip of every 32nd row (refresh_io.cuh: a vector
- * where the master's rows are aligned and the strip whole, else element by
- * element, past the edge zeros, which no amax notices): the 16 codes at
- * once, to W as aligned words with single bytes at the ends
- * (refresh_unaligned.cuh), and into the code tile. */
+ * where the master's rows are aligned and the strip whole, the aligned
+ * vectors around it where they are not, else element by element, past the
+ * edge zeros, which no amax notices): the 16 codes at once, to W as
+ * aligned words with single bytes at the ends (refresh_unaligned.cuh), and
+ * into the code tile. */
 template <uint32_t FMT, uint32_t DT>
 __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job, float s,
                                                          sg_k_tile_smem &code,
@@ -263,8 +271,10 @@ __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job,
   const uint32_t c = 16u * q;
   const uint32_t n = c < job.tile_cols ? min(job.tile_cols - c, 16u) : 0u;
   const bool vec = n == 16u && (job.flags & SG_K_CT_VEC_MASTER) != 0;
+  const bool shifted = n == 16u && (job.flags & SG_K_CT_SHIFTED) != 0;
   for (uint32_t row = threadIdx.x >> 3; n > 0 && row < job.tile_rows; row += SG_K_THREADS / 8) {
-    const sg_k_master16<DT> m = sg_k_load_strip<DT>(job.m + (row * job.ld_m + c) * kElem, n, vec);
+    const sg_k_master16<DT> m =
+        sg_k_load_strip<DT>(job.m + (row * job.ld_m + c) * kElem, n, vec, shifted);
     const uint4 codes = sg_k_cast16<FMT, DT>(m, s, amax_bits);
     sg_k_scatter16(job.w + row * job.ld_w + c, codes, n, sg_k_plain_io{});
     code.chunk[sg_k_slot(row, q)] = codes;

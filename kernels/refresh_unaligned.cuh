@@ -166,4 +166,20 @@ SG_K_UNROLL
                     sg_k_funnel(s[2], s[3], b), sg_k_funnel(s[3], s[4], b));
 }
 
+/* Whether every 16-byte aligned vector holding a byte of a tile lies inside
+ * its master: the tile (rows x cols elements of `elem` bytes at `origin`,
+ * rows ld elements apart) of a master of m_rows x m_cols at `master`. Then
+ * a strip of an unaligned row may be read as the aligned vectors around it
+ * (sg_k_load_strip, refresh_io.cuh). */
+SG_K_HOST_DEVICE inline bool sg_k_tile_vectors_inside(const char *master, uint64_t m_rows,
+                                                uint64_t m_cols, const char *origin,
+                                                uint32_t rows, uint32_t cols, uint64_t ld,
+                                                uint64_t elem) {
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(master);
+  const uintptr_t hi = lo + ((m_rows - 1u) * ld + m_cols) * elem;
+  const uintptr_t at = reinterpret_cast<uintptr_t>(origin);
+  const uintptr_t end = at + ((rows - 1u) * ld + cols) * elem;
+  return (at & ~uintptr_t{15}) >= lo && ((end + 15u) & ~uintptr_t{15}) <= hi;
+}
+
 #endif /* SG_KERNELS_REFRESH_UNALIGNED_CUH */

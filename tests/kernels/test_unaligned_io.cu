@@ -2,10 +2,14 @@
  * are host and device code alike): for every misalignment, length and tight
  * or loose extent, a gather returns the wanted bytes and reads nothing
  * outside the extent, and a scatter writes exactly its span's bytes, with
- * the right values; a row's realigned pieces (8 lanes) cover it once, and
- * the shift of two vectors picks the right bytes. No GPU. */
+ * the right values; a row's realigned pieces (8 lanes) cover it once, the
+ * shift of two vectors picks the right bytes, and a tile whose strips may
+ * be read as the aligned vectors around them has all of those vectors
+ * inside its master. No GPU. */
 #include <check.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "refresh_unaligned.cuh"
@@ -148,6 +152,58 @@ START_TEST(shift16_takes_sixteen_bytes_from_two_vectors) {
 }
 END_TEST
 
+/* The aligned vectors a shifted strip load reads (sg_k_load_master16_shifted:
+ * from the one holding the strip's first byte to the one holding its last)
+ * all lie in [lo, hi). */
+static void check_strip_vectors(uintptr_t p, uint64_t bytes, uintptr_t lo, uintptr_t hi,
+                                const char *what) {
+  for (uintptr_t v = p & ~uintptr_t{15}; v <= ((p + bytes - 1) & ~uintptr_t{15}); v += 16) {
+    ck_assert_msg(v >= lo && v + 16 <= hi, "%s: vector at %+td outside [0, %td)", what,
+                  (ptrdiff_t)(v - lo), (ptrdiff_t)(hi - lo));
+  }
+}
+
+/* _i: the master's offset from 16-byte alignment in elements (0..7) * 2 +
+ * (0: BF16, 1: FP32), over shapes with unaligned rows and padding. For
+ * every 128 x 128 tile: accepted, every whole strip's vectors lie inside
+ * the master; a tile 16 bytes or more from both ends of the master is
+ * accepted. */
+START_TEST(tile_vectors_inside_the_master_only) {
+  static const uint64_t shapes[][3] = {{1, 40, 0},   {3, 17, 0},   {130, 129, 0}, {257, 383, 0},
+                                       {300, 1000, 3}, {129, 4099, 0}, {5, 300, 1},
+                                       {200, 16, 1}};
+  const uint64_t elem = _i % 2 ? 4 : 2;
+  const uintptr_t lo = (uintptr_t{1} << 20) + (_i / 2) * elem % 16;
+  for (const auto &shape : shapes) {
+    const uint64_t rows = shape[0], cols = shape[1], ld = cols + shape[2];
+    const uintptr_t hi = lo + ((rows - 1) * ld + cols) * elem;
+    for (uint64_t r0 = 0; r0 < rows; r0 += 128) {
+      for (uint64_t c0 = 0; c0 < cols; c0 += 128) {
+        const uint32_t tr = (uint32_t)(rows - r0 < 128 ? rows - r0 : 128);
+        const uint32_t tc = (uint32_t)(cols - c0 < 128 ? cols - c0 : 128);
+        const uintptr_t at = lo + (r0 * ld + c0) * elem;
+        const uintptr_t end = at + ((tr - 1) * ld + tc) * elem;
+        const bool inside = sg_k_tile_vectors_inside(reinterpret_cast<const char *>(lo), rows,
+                                                     cols, reinterpret_cast<const char *>(at),
+                                                     tr, tc, ld, elem);
+        char what[160];
+        snprintf(what, sizeof what, "%llux%llu ld %llu elem %llu tile (%llu, %llu)",
+                 (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)ld,
+                 (unsigned long long)elem, (unsigned long long)r0, (unsigned long long)c0);
+        if (at - lo >= 16 && hi - end >= 16) {
+          ck_assert_msg(inside, "%s: refused, 16 bytes or more inside the master", what);
+        }
+        for (uint32_t r = 0; inside && r < tr; r++) {
+          for (uint32_t c = 0; c + 16 <= tc; c += 16) {
+            check_strip_vectors(at + (r * ld + c) * elem, 16 * elem, lo, hi, what);
+          }
+        }
+      }
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("unaligned_io");
   TCase *tc = tcase_create("io");
@@ -156,6 +212,7 @@ int main(void) {
   tcase_add_test(tc, funnel_picks_bytes);
   tcase_add_loop_test(tc, row_pieces_cover_the_span_once, 0, 16 * 129);
   tcase_add_loop_test(tc, shift16_takes_sixteen_bytes_from_two_vectors, 0, 16);
+  tcase_add_loop_test(tc, tile_vectors_inside_the_master_only, 0, 16);
   suite_add_tcase(s, tc);
   return sg_run_suite(s, CK_FORK);
 }
