@@ -8,8 +8,9 @@
  * and Wt's grid entry. Tiles are dealt round-robin over the persistent grid
  * (refresh_schedule.cuh), one at a time. Unaligned master rows load as the
  * aligned vectors around each strip, edge strips element by element
- * (refresh_io.cuh); unaligned W rows store as aligned words with single
- * bytes at the ends (refresh_unaligned.cuh). */
+ * (refresh_io.cuh); unaligned W rows store at the widest alignment each
+ * address has, aligned words with single bytes at the ends at worst
+ * (sg_k_store16_any, refresh_tile.cuh). */
 #ifndef SG_KERNELS_REFRESH_BLOCK_CUH
 #define SG_KERNELS_REFRESH_BLOCK_CUH
 
@@ -147,7 +148,7 @@ __device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_
       if (vec_w) {
         sg_k_store_bytes16(job.w + r * job.ld_w + c, codes);
       } else {
-        sg_k_scatter16(job.w + r * job.ld_w + c, codes, n, sg_k_plain_io{});
+        sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
       }
       if constexpr (TRANSPOSE) {
         code.chunk[sg_k_slot(r, q)] = codes;

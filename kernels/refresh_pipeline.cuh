@@ -87,7 +87,8 @@ __device__ __forceinline__ void sg_k_linear_drain(const sg_k_tile_smem &sh,
 
 /* Starts loading tile `local` of v into sh and records its job. Whole
  * aligned rows go by cp.async (the caller waits for them); edge and
- * unaligned tiles are gathered here, as aligned words. WHOLE: the launch's
+ * unaligned tiles by cp.async where their rows are 4-byte aligned, else
+ * gathered here as aligned words (sg_k_tile_fill_any). WHOLE: the launch's
  * plan says every tile is a whole aligned one (sg_k_plan.whole), and this
  * instance has no other path. */
 template <class Chunk, bool WHOLE>
@@ -110,7 +111,8 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
       sg_k_cp_async16(&sh.chunk[sg_k_slot(row, q)], src + row * ld_w + 16u * q);
     }
   } else if constexpr (!WHOLE) {
-    sg_k_tile_fill_gather(sh, src, ld_w, rows, cols, v.w, v.w + (v.rows - 1) * ld_w + v.cols);
+    sg_k_tile_fill_any(sh, src, ld_w, rows, cols, sg_k_async_unit(v.w, ld_w), v.w,
+                       v.w + (v.rows - 1) * ld_w + v.cols);
   }
   /* Realigned where Wt rows are odd and at least 4096 bytes long only. On
    * the H200, realigning every odd row took GPT-2's [50257, 768] from 30.5%

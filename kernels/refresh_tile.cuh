@@ -48,32 +48,17 @@ __device__ __forceinline__ uint4 sg_k_load16_any(const uint8_t *p, uint32_t n, c
 }
 
 /* Bytes 0..n-1 of v to [p, p + n): the store counterpart of
- * sg_k_load16_any. */
+ * sg_k_load16_any, with two 8-byte stores for a whole chunk at an 8-byte
+ * aligned address (rows of 1000 or 3000 bytes). */
 __device__ __forceinline__ void sg_k_store16_any(uint8_t *p, const uint4 &v, uint32_t n) {
-  if (n == 16u && (reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (n == 16u && (a & 15u) == 0) {
     sg_k_store_bytes16(p, v);
+  } else if (n == 16u && (a & 7u) == 0) {
+    reinterpret_cast<uint2 *>(p)[0] = make_uint2(v.x, v.y);
+    reinterpret_cast<uint2 *>(p)[1] = make_uint2(v.z, v.w);
   } else {
     sg_k_scatter16(p, v, n, sg_k_plain_io{});
-  }
-}
-
-/* Fills the tile from W rows that cp.async cannot take (unaligned rows,
- * edge tiles): each thread a 16-column strip of every 32nd row, as the
- * vector path does, from W's extent [lo, hi) (sg_k_load16_any). rows and
- * cols are the tile's extent inside W (1 .. SG_K_TILE); slots past it stay
- * stale, and the drain never emits them. Loading a thread's four rows
- * before storing any spilled registers in the narrow transpose. */
-__device__ __forceinline__ void sg_k_tile_fill_gather(sg_k_tile_smem &sh, const uint8_t *src,
-                                                      uint64_t ld, uint32_t rows, uint32_t cols,
-                                                      const uint8_t *lo, const uint8_t *hi) {
-  const uint32_t q = threadIdx.x & 7u;
-  const uint32_t c = 16u * q;
-  const uint32_t n = c < cols ? min(cols - c, 16u) : 0u;
-  if (n == 0) {
-    return;
-  }
-  for (uint32_t row = threadIdx.x >> 3; row < rows; row += SG_K_THREADS / 8) {
-    sh.chunk[sg_k_slot(row, q)] = sg_k_load16_any(src + row * ld + c, n, lo, hi);
   }
 }
 
@@ -109,6 +94,52 @@ __device__ __forceinline__ void sg_k_cp_async_commit() {
 template <int pending>
 __device__ __forceinline__ void sg_k_cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+/* The alignment of every row of a matrix at `base`, rows `ld` bytes
+ * apart, that cp.async can use: 16, 8 or 4 bytes, else 0. */
+__device__ __forceinline__ uint32_t sg_k_async_unit(const uint8_t *base, uint64_t ld) {
+  const uint64_t bits = reinterpret_cast<uintptr_t>(base) | ld;
+  return (bits & 15u) == 0 ? 16u : (bits & 7u) == 0 ? 8u : (bits & 3u) == 0 ? 4u : 0u;
+}
+
+/* Fills an edge or unaligned tile: each thread a 16-column strip of every
+ * 32nd row, as the whole-tile path does, from W's extent [lo, hi). A whole
+ * chunk of rows aligned to `unit` (sg_k_async_unit) goes by cp.async in
+ * pieces of that size, with the tile's group; the rest (chunks cut by the
+ * edge, rows 2-byte aligned or odd) is gathered now (sg_k_load16_any).
+ * rows and cols are the tile's extent inside W (1 .. SG_K_TILE); slots past
+ * it stay stale, and the drain never emits them. Gathered rows wait for
+ * their loads one after another, which held [3000, 1000] (8-byte aligned
+ * rows) to half of the copy; loading a thread's four rows before storing
+ * any spilled registers in the narrow transpose. */
+__device__ __forceinline__ void sg_k_tile_fill_any(sg_k_tile_smem &sh, const uint8_t *src,
+                                                   uint64_t ld, uint32_t rows, uint32_t cols,
+                                                   uint32_t unit, const uint8_t *lo,
+                                                   const uint8_t *hi) {
+  const uint32_t q = threadIdx.x & 7u;
+  const uint32_t c = 16u * q;
+  const uint32_t n = c < cols ? min(cols - c, 16u) : 0u;
+  if (n == 0) {
+    return;
+  }
+  for (uint32_t row = threadIdx.x >> 3; row < rows; row += SG_K_THREADS / 8) {
+    uint4 *dst = &sh.chunk[sg_k_slot(row, q)];
+    const uint8_t *p = src + row * ld + c;
+    if (n == 16u && unit == 16u) {
+      sg_k_cp_async16(dst, p);
+    } else if (n == 16u && unit == 8u) {
+      sg_k_cp_async8(dst, p);
+      sg_k_cp_async8(reinterpret_cast<uint8_t *>(dst) + 8, p + 8);
+    } else if (n == 16u && unit == 4u) {
+#pragma unroll
+      for (uint32_t k = 0; k < 16u; k += 4u) {
+        sg_k_cp_async4(reinterpret_cast<uint8_t *>(dst) + k, p + k);
+      }
+    } else {
+      *dst = sg_k_load16_any(p, n, lo, hi);
+    }
+  }
 }
 
 /* o_k = byte k of a0, a1, a2, a3: a 4x4 byte transpose. */

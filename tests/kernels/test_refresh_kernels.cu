@@ -179,11 +179,12 @@ static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety
  * with and without power-of-two scales. */
 START_TEST(edge_shapes) {
   /* 1 x 40000 and 40000 x 1: three linear transpose spans, the last
-   * ragged, where aligned and unpadded; tiles otherwise. */
+   * ragged, where aligned and unpadded; tiles otherwise. 200 x 264: W
+   * rows 8 bytes off 16-byte alignment (filled by 8-byte copies). */
   static const uint64_t shapes[][2] = {{1, 1},     {1, 1000}, {1000, 1},  {128, 128},
                                        {127, 129}, {129, 127}, {64, 128}, {16, 16},
                                        {17, 300},  {256, 3},   {257, 383}, {256, 256},
-                                       {1, 40000}, {40000, 1}};
+                                       {1, 40000}, {40000, 1}, {200, 264}};
   const uint32_t n = sizeof shapes / sizeof shapes[0];
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
   for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
