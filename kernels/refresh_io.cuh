@@ -40,8 +40,7 @@ __device__ __forceinline__ sg_k_master16<DT> sg_k_load_master16(const void *p) {
  * a tile that sg_k_tile_vectors_inside accepts), shifted into place: 3
  * (BF16) or 5 (FP32) vector loads where element loads took 16, each of
  * which touched as many L1 lines as a vector load (on [1024, 4099] the
- * block cast ran at 14-19% of the copy). The last vector is the one
- * holding the strip's last byte, the one before it when p is aligned. */
+ * block cast ran at 14-19% of the copy). Which vectors: sg_k_last_vector. */
 template <uint32_t DT>
 __device__ __forceinline__ sg_k_master16<DT> sg_k_load_master16_shifted(const char *p) {
   constexpr uint32_t kBytes = 16u * sg_k_master16<DT>::kElemBytes;
@@ -53,7 +52,7 @@ __device__ __forceinline__ sg_k_master16<DT> sg_k_load_master16_shifted(const ch
   for (int q = 0; q < kVectors; q++) {
     v[q] = __ldg(base + q);
   }
-  v[kVectors] = __ldg(base + ((shift + kBytes - 1u) >> 4));
+  v[kVectors] = __ldg(base + sg_k_last_vector(shift, kBytes));
   sg_k_master16<DT> m;
 #pragma unroll
   for (int q = 0; q < kVectors; q++) {

@@ -166,6 +166,15 @@ SG_K_UNROLL
                     sg_k_funnel(s[2], s[3], b), sg_k_funnel(s[3], s[4], b));
 }
 
+/* Which aligned vectors a shifted load of a strip (sg_k_load_master16_shifted,
+ * refresh_io.cuh) reads, counted from the one holding its first byte, for
+ * a strip of `bytes` (a multiple of 16) at `shift` (0..15) bytes past
+ * alignment: vectors 0 .. bytes / 16 - 1, and this one, the vector holding
+ * its last byte (the one before it, read twice, when shift is 0). */
+SG_K_HOST_DEVICE inline uint32_t sg_k_last_vector(uint32_t shift, uint32_t bytes) {
+  return (shift + bytes - 1u) >> 4;
+}
+
 /* Whether every 16-byte aligned vector holding a byte of a tile lies inside
  * its master: the tile (rows x cols elements of `elem` bytes at `origin`,
  * rows ld elements apart) of a master of m_rows x m_cols at `master`. Then

@@ -179,11 +179,14 @@ static void fill_master(sg_fx_case *c, uint32_t i, sg_fx_rng *r) {
 /* ---- layout ---- */
 
 /* Places `bytes` after a random gap of 1..48 guard bytes, 256-aligned, or,
- * misaligned, off 16-byte alignment by a multiple of `unit`. */
+ * misaligned, off 16-byte alignment by a multiple of `unit`: a random one
+ * (misalign 1) or misalign bytes rounded up to it. */
 static size_t place(size_t *end, uint64_t bytes, uint64_t unit, uint32_t misalign, sg_fx_rng *r) {
   size_t at = (*end + 1 + (size_t)sg_fx_below(r, 48) + 255) & ~(size_t)255;
-  if (misalign && unit < 16) {
+  if (misalign == 1 && unit < 16) {
     at += unit * (1 + sg_fx_below(r, 16 / unit - 1));
+  } else if (misalign > 1 && unit < 16) {
+    at += (misalign + unit - 1) / unit * unit % 16;
   }
   *end = at + bytes;
   return at;

@@ -31,7 +31,9 @@ typedef struct sg_fx_spec {
   uint64_t rows, cols;
   uint64_t pad_w, pad_wt, pad_m;
   uint32_t format, master_dtype, group;
-  uint32_t misalign; /* nonzero: W, Wt and master off 16-byte alignment */
+  uint32_t misalign; /* W, Wt and master off 16-byte alignment: 0 not; 1 by a
+                        random multiple of the element; 2..15 by that many
+                        bytes, rounded up to the element */
   uint64_t range_begin, range_end;
   float scale;
   uint32_t specials; /* nonzero: the master may hold +-inf and NaN */

@@ -148,8 +148,9 @@ START_TEST(random_shapes) {
 END_TEST
 
 /* How a listed shape's spec varies: its recipe, W, Wt and master off
- * 16-byte alignment, padded rows (elements), power-of-two computed scales
- * (not for delayed scaling), a delayed slice that splits rows. */
+ * 16-byte alignment (refresh_fixture.h), padded rows (elements),
+ * power-of-two computed scales (not for delayed scaling), a delayed slice
+ * that splits rows. */
 struct listed {
   uint32_t recipe, misalign;
   uint64_t pad;
@@ -173,25 +174,32 @@ static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety
   s->range_end = l.sliced ? s->rows * s->cols - s->range_begin : 0;
 }
 
-/* Each listed shape with every format and master dtype, aligned and not,
- * in every recipe: delayed scaling owning all of it or a slice that splits
- * rows, current and block scaling (partial edge blocks in most shapes)
- * with and without power-of-two scales. */
+/* Each listed shape with every format and master dtype, in every recipe,
+ * three ways: aligned and unpadded; off alignment by random amounts and
+ * padded by 3 (odd rows), with a delayed slice that splits rows and
+ * power-of-two computed scales; 8 bytes off alignment and padded by 8, so
+ * that rows are 8- or 4-byte aligned where the shape's own width allows
+ * (the transpose fills them by 8- or 4-byte copies). Partial edge blocks
+ * in most shapes. */
 START_TEST(edge_shapes) {
   /* 1 x 40000 and 40000 x 1: three linear transpose spans, the last
    * ragged, where aligned and unpadded; tiles otherwise. 200 x 264: W
-   * rows 8 bytes off 16-byte alignment (filled by 8-byte copies). */
+   * rows 8 bytes off 16-byte alignment (filled by 8-byte copies). 4097 x
+   * 200: Wt rows of 4097 bytes, odd and long (realigned in shared memory). */
   static const uint64_t shapes[][2] = {{1, 1},     {1, 1000}, {1000, 1},  {128, 128},
                                        {127, 129}, {129, 127}, {64, 128}, {16, 16},
                                        {17, 300},  {256, 3},   {257, 383}, {256, 256},
-                                       {1, 40000}, {40000, 1}, {200, 264}};
+                                       {1, 40000}, {40000, 1}, {200, 264}, {4097, 200}};
+  static const uint32_t kMisalign[3] = {0, 1, 8};
+  static const uint64_t kPad[3] = {0, 3, 8};
   const uint32_t n = sizeof shapes / sizeof shapes[0];
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
   for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
-    for (uint32_t variant = 0; variant < 2; variant++) {
-      const bool sliced = variant != 0 && recipe == SG_K_RECIPE_DELAYED;
+    for (uint32_t variant = 0; variant < 3; variant++) {
+      const bool odd = variant == 1;
+      const bool sliced = odd && recipe == SG_K_RECIPE_DELAYED;
       for (uint32_t i = 0; i < 4 * n; i++) {
-        const listed l = {recipe, variant, variant * 3u, variant != 0, sliced};
+        const listed l = {recipe, kMisalign[variant], kPad[variant], odd, sliced};
         listed_spec(&specs[i], shapes[i % n], i / n, l);
       }
       check_specs(specs, 4 * n);

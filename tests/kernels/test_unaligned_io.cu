@@ -152,12 +152,17 @@ START_TEST(shift16_takes_sixteen_bytes_from_two_vectors) {
 }
 END_TEST
 
-/* The aligned vectors a shifted strip load reads (sg_k_load_master16_shifted:
- * from the one holding the strip's first byte to the one holding its last)
- * all lie in [lo, hi). */
-static void check_strip_vectors(uintptr_t p, uint64_t bytes, uintptr_t lo, uintptr_t hi,
+/* The aligned vectors a shifted strip load reads (those sg_k_last_vector
+ * names) hold the strip's last byte and all lie in [lo, hi). */
+static void check_strip_vectors(uintptr_t p, uint32_t bytes, uintptr_t lo, uintptr_t hi,
                                 const char *what) {
-  for (uintptr_t v = p & ~uintptr_t{15}; v <= ((p + bytes - 1) & ~uintptr_t{15}); v += 16) {
+  const uint32_t shift = (uint32_t)(p & 15u);
+  const uintptr_t base = p - shift;
+  const uint32_t last = sg_k_last_vector(shift, bytes);
+  ck_assert_msg(base + 16u * last <= p + bytes - 1 && p + bytes - 1 < base + 16u * last + 16u,
+                "%s: vector %u misses the strip's last byte", what, last);
+  for (uint32_t q = 0; q <= bytes / 16u; q++) {
+    const uintptr_t v = base + 16u * (q < bytes / 16u ? q : last);
     ck_assert_msg(v >= lo && v + 16 <= hi, "%s: vector at %+td outside [0, %td)", what,
                   (ptrdiff_t)(v - lo), (ptrdiff_t)(hi - lo));
   }
@@ -195,7 +200,7 @@ START_TEST(tile_vectors_inside_the_master_only) {
         }
         for (uint32_t r = 0; inside && r < tr; r++) {
           for (uint32_t c = 0; c + 16 <= tc; c += 16) {
-            check_strip_vectors(at + (r * ld + c) * elem, 16 * elem, lo, hi, what);
+            check_strip_vectors(at + (r * ld + c) * elem, (uint32_t)(16 * elem), lo, hi, what);
           }
         }
       }
