@@ -8,7 +8,8 @@
  * 84-87%). Each unit is converted from shared memory: the codes go to W and
  * into a code tile, which drains to Wt (refresh_tile.cuh) once all of its
  * units are in. Edge and unaligned tiles are one unit converted straight
- * from global memory, 16 elements a thread at a time. */
+ * from global memory, 16 elements a thread at a time; so is a span of a
+ * linear parameter, whose codes go to W and to the same bytes of Wt. */
 #ifndef SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 #define SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 
@@ -28,7 +29,8 @@ enum : uint32_t {
   SG_K_CT_FIRST = 8u,  /* the tile's first unit */
   SG_K_CT_VEC_WT = 16u, /* the tile drains as whole vectors */
   SG_K_CT_VEC_MASTER = 32u, /* the master's rows are 16-byte aligned */
-  SG_K_CT_SHIFTED = 64u     /* they are not, and the tile's vectors lie inside the master */
+  SG_K_CT_SHIFTED = 64u,    /* they are not, and the tile's vectors lie inside the master */
+  SG_K_CT_LINEAR = 128u     /* a span of a linear parameter (sg_k_ct_span_job) */
 };
 constexpr uint32_t SG_K_CT_END = 0xFFFFFFFFu; /* sg_k_ct_job.p: no more units */
 constexpr uint32_t SG_K_STAGE_BYTES = 16384;
@@ -40,7 +42,9 @@ struct sg_k_ct_job {
   uint8_t *w, *wt;
   uint64_t ld_m, ld_w, ld_wt; /* in elements */
   uint32_t p;                 /* descriptor, or SG_K_CT_END */
-  uint32_t row0, rows, tile_rows, tile_cols, flags;
+  uint32_t row0, rows, tile_rows, tile_cols;
+  uint32_t last_cols; /* of the tile's last row: tile_cols, or less in a span */
+  uint32_t flags;
 };
 
 /* What the amax of the unit's parameter needs, copied by cp.async with the
@@ -138,12 +142,44 @@ struct sg_k_ct_issuer {
   uint32_t unit, units;
 };
 
+/* The job of span `local` of a linear parameter v (descriptor p): its
+ * SG_K_LINEAR_ITEM elements as rows of SG_K_TILE, the last one short, in
+ * W, Wt (the same bytes, 16-byte aligned) and the master alike; one unit
+ * converted straight from global memory (no stage, no code tile, no
+ * drain). A strip may load shifted where the span's vectors lie inside the
+ * master. */
+__device__ __forceinline__ sg_k_ct_job sg_k_ct_span_job(const sg_k_view &v, uint32_t p,
+                                                        uint64_t local) {
+  const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
+  const uint32_t elem = bf16 ? 2u : 4u;
+  const uint64_t first = local * SG_K_LINEAR_ITEM;
+  const uint32_t n = sg_k_linear_bytes(v.rows, v.cols, local);
+  const uint32_t rows = (n + SG_K_TILE - 1) / SG_K_TILE;
+  const char *m = v.master + first * elem;
+  uint32_t flags = SG_K_CT_LINEAR | (v.format == SG_K_FP8_E5M2 ? SG_K_CT_E5M2 : 0u) |
+                   (bf16 ? SG_K_CT_BF16 : 0u);
+  if ((reinterpret_cast<uintptr_t>(m) & 15u) == 0) {
+    flags |= SG_K_CT_VEC_MASTER;
+  } else if (sg_k_tile_vectors_inside(v.master, 1, v.rows * v.cols, m, 1, n, 1, elem)) {
+    flags |= SG_K_CT_SHIFTED;
+  }
+  return sg_k_ct_job{m,          v.w + first, v.wt + first, SG_K_TILE, SG_K_TILE, SG_K_TILE, p, 0,
+                     rows,       rows,        SG_K_TILE,    n - (rows - 1u) * SG_K_TILE,   flags};
+}
+
 /* Makes item `local` of v (descriptor p) the tile being issued. WHOLE: the
  * launch's plan says every tile is whole and aligned (sg_k_plan.whole), so
  * each is staged and drains as vectors; the instance has no other path. */
 template <bool WHOLE>
 __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_view &v,
                                                  uint32_t p, uint64_t local) {
+  is.scale = sg_k_scale_ptr(v.scale, is.scratch + p);
+  is.unit = 0;
+  if (!WHOLE && (v.vec & SG_K_VEC_LINEAR) != 0) {
+    is.tile = sg_k_ct_span_job(v, p, local);
+    is.units = 1;
+    return;
+  }
   uint64_t r0, c0;
   sg_k_tile_origin<sg_k_ct_chunk>(v, local, r0, c0);
   const uint32_t rows = static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE}));
@@ -175,9 +211,8 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
                         rows,
                         rows,
                         cols,
+                        cols,
                         flags};
-  is.scale = sg_k_scale_ptr(v.scale, is.scratch + p);
-  is.unit = 0;
   is.units = staged ? (rows + unit_rows - 1) / unit_rows : 1u;
 }
 
@@ -255,29 +290,60 @@ __device__ __forceinline__ void sg_k_ct_convert_staged(const uint4 *stage, const
   }
 }
 
-/* Converts an edge or unaligned tile straight from global memory, each
- * thread a 16-column strip of every 32nd row (refresh_io.cuh: a vector
- * where the master's rows are aligned and the strip whole, the aligned
- * vectors around it where they are not, else element by element, past the
- * edge zeros, which no amax notices): the 16 codes at once, to W as
- * aligned words with single bytes at the ends (refresh_unaligned.cuh), and
- * into the code tile. */
-template <uint32_t FMT, uint32_t DT>
+/* Elements of the job's row `row` in the strip at column c (0..16). */
+__device__ __forceinline__ uint32_t sg_k_ct_strip(const sg_k_ct_job &job, uint32_t row,
+                                                  uint32_t c) {
+  const uint32_t cols = row + 1u == job.tile_rows ? job.last_cols : job.tile_cols;
+  return row < job.tile_rows && c < cols ? min(cols - c, 16u) : 0u;
+}
+
+/* Converts an edge or unaligned tile, or a span, straight from global
+ * memory, each thread a 16-column strip of every 32nd row (refresh_io.cuh:
+ * a vector where the master's rows are aligned and the strip whole, the
+ * aligned vectors around it where they are not, else element by element,
+ * past the edge zeros, which no amax notices): the 16 codes at once, to W
+ * at the widest alignment it has (sg_k_store16_any), and into the code
+ * tile (SPAN: to Wt's same bytes). In a span a thread loads kBatch strips
+ * before it converts the first, so that their loads are in flight together
+ * (on the H200 the mixed set's cast-transpose from BF16 ran at 49% of the
+ * copy with 2 strips at a time, 57% with 4; 4 FP32 strips spilled in the
+ * narrow instance). Tiles take one strip at a time: batched like a span,
+ * 8 x [1024, 4099] took 105 us from BF16 where they took 89. */
+template <uint32_t FMT, uint32_t DT, bool SPAN>
 __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job, float s,
                                                          sg_k_tile_smem &code,
                                                          uint32_t &amax_bits) {
   constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
+  constexpr uint32_t kStep = SG_K_THREADS / 8;
+  constexpr uint32_t kBatch = !SPAN ? 1u : DT == SG_K_MASTER_FP32 ? 2u : 4u;
   const uint32_t q = threadIdx.x & 7u;
   const uint32_t c = 16u * q;
-  const uint32_t n = c < job.tile_cols ? min(job.tile_cols - c, 16u) : 0u;
-  const bool vec = n == 16u && (job.flags & SG_K_CT_VEC_MASTER) != 0;
-  const bool shifted = n == 16u && (job.flags & SG_K_CT_SHIFTED) != 0;
-  for (uint32_t row = threadIdx.x >> 3; n > 0 && row < job.tile_rows; row += SG_K_THREADS / 8) {
-    const sg_k_master16<DT> m =
-        sg_k_load_strip<DT>(job.m + (row * job.ld_m + c) * kElem, n, vec, shifted);
-    const uint4 codes = sg_k_cast16<FMT, DT>(m, s, amax_bits);
-    sg_k_scatter16(job.w + row * job.ld_w + c, codes, n, sg_k_plain_io{});
-    code.chunk[sg_k_slot(row, q)] = codes;
+  const bool vec = (job.flags & SG_K_CT_VEC_MASTER) != 0;
+  const bool shifted = (job.flags & SG_K_CT_SHIFTED) != 0;
+#pragma unroll 1
+  for (uint32_t row0 = threadIdx.x >> 3; row0 < job.tile_rows; row0 += kBatch * kStep) {
+    sg_k_master16<DT> m[kBatch];
+    uint32_t n[kBatch];
+#pragma unroll
+    for (uint32_t b = 0; b < kBatch; b++) {
+      const uint32_t row = row0 + kStep * b;
+      n[b] = sg_k_ct_strip(job, row, c);
+      m[b] = sg_k_load_strip<DT>(job.m + (row * job.ld_m + c) * kElem, n[b], vec && n[b] == 16u,
+                                 shifted && n[b] == 16u);
+    }
+#pragma unroll
+    for (uint32_t b = 0; b < kBatch; b++) {
+      const uint32_t row = row0 + kStep * b;
+      if (n[b] > 0) {
+        const uint4 codes = sg_k_cast16<FMT, DT>(m[b], s, amax_bits);
+        sg_k_store16_any(job.w + row * job.ld_w + c, codes, n[b]);
+        if constexpr (SPAN) {
+          sg_k_store16_any(job.wt + row * job.ld_wt + c, codes, n[b]);
+        } else {
+          code.chunk[sg_k_slot(row, q)] = codes;
+        }
+      }
+    }
   }
 }
 
@@ -288,7 +354,11 @@ __device__ __forceinline__ void sg_k_ct_convert_as(const uint4 *stage, const sg_
   if (WHOLE || (job.flags & SG_K_CT_STAGED) != 0) {
     sg_k_ct_convert_staged<FMT, DT>(stage, job, s, code, amax_bits);
   } else if constexpr (!WHOLE) {
-    sg_k_ct_convert_elements<FMT, DT>(job, s, code, amax_bits);
+    if ((job.flags & SG_K_CT_LINEAR) != 0) {
+      sg_k_ct_convert_elements<FMT, DT, true>(job, s, code, amax_bits);
+    } else {
+      sg_k_ct_convert_elements<FMT, DT, false>(job, s, code, amax_bits);
+    }
   }
 }
 
@@ -310,6 +380,9 @@ __device__ __forceinline__ void sg_k_ct_convert(const uint4 *stage, const sg_k_c
 
 template <bool WHOLE>
 __device__ __forceinline__ void sg_k_ct_drain(const sg_k_tile_smem &code, const sg_k_ct_tile &t) {
+  if (!WHOLE && (t.flags & SG_K_CT_LINEAR) != 0) {
+    return; /* a span's Wt is written */
+  }
   if (WHOLE || (t.flags & SG_K_CT_VEC_WT) != 0) {
     sg_k_tile_drain<true>(code, t.wt, t.ld_wt, t.rows, t.cols);
   } else if constexpr (!WHOLE) {

@@ -75,8 +75,10 @@ uint64_t sg_k_tiles_of(const sg_k_param *p) {
 }
 
 bool sg_k_linear(const sg_k_param *p) {
+  const bool dense_master = p->master_dtype == SG_K_MASTER_NONE || p->rows == 1 ||
+                            p->ld_master == 1;
   return p->recipe != SG_K_RECIPE_BLOCK && (uintptr_t)p->w % 16u == 0 &&
-         (uintptr_t)p->wt % 16u == 0 &&
+         (uintptr_t)p->wt % 16u == 0 && dense_master &&
          ((p->rows == 1 && p->ld_wt == 1) || (p->cols == 1 && p->ld_w == 1));
 }
 
@@ -114,8 +116,8 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
            ((sg_k_whole_lists(p) & (1u << SG_K_LIST_TRANSPOSE)) != 0 ? SG_K_VEC_WHOLE_T : 0u);
 }
 
-/* Work items per list. Every parameter is transposed tile by tile, a
- * linear one in spans of SG_K_LINEAR_ITEM bytes. With a
+/* Work items per list. Every parameter is transposed and cast-transposed
+ * tile by tile, a linear one in spans of SG_K_LINEAR_ITEM elements. With a
  * master, delayed and current scaling cast in the mode lists (a cast of an
  * empty owned range still gets one item, which writes amax (+0) and
  * scale_inv), current scaling first measures its whole parameter in the
@@ -129,8 +131,9 @@ void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]) {
   const uint64_t cast_items = sg_k_ceil_div(owned, SG_K_CAST_ITEM);
   const uint64_t tiles = sg_k_tiles_of(p);
   const bool mode_lists = has_master && !blocks;
-  items[SG_K_LIST_TRANSPOSE] = sg_k_linear(p) ? sg_k_ceil_div(n, SG_K_LINEAR_ITEM) : tiles;
-  items[SG_K_LIST_CAST_TRANSPOSE] = mode_lists ? tiles : 0;
+  const uint64_t spans = sg_k_linear(p) ? sg_k_ceil_div(n, SG_K_LINEAR_ITEM) : tiles;
+  items[SG_K_LIST_TRANSPOSE] = spans;
+  items[SG_K_LIST_CAST_TRANSPOSE] = mode_lists ? spans : 0;
   items[SG_K_LIST_CAST] = mode_lists ? (cast_items > 0 ? cast_items : 1) : 0;
   items[SG_K_LIST_AMAX] =
       has_master && p->recipe == SG_K_RECIPE_CURRENT ? sg_k_ceil_div(n, SG_K_CAST_ITEM) : 0;

@@ -85,6 +85,7 @@ void sg_fx_random_spec(sg_fx_rng *r, uint64_t max_dim, sg_fx_spec *s) {
   s->pad_wt = sg_fx_below(r, 2) ? 0 : 1 + sg_fx_below(r, 40);
   s->pad_m = sg_fx_below(r, 2) ? 0 : 1 + sg_fx_below(r, 40);
   s->misalign = sg_fx_below(r, 4) == 0;
+  s->master_misalign = !s->misalign && sg_fx_below(r, 8) == 0;
   s->format = (uint32_t)sg_fx_below(r, 2);
   static const uint32_t dtypes[] = {SG_K_MASTER_NONE, SG_K_MASTER_FP32, SG_K_MASTER_FP32,
                                     SG_K_MASTER_BF16, SG_K_MASTER_BF16};
@@ -212,7 +213,8 @@ static void layout(sg_fx_case *c, sg_fx_rng *r) {
     o->wt = place(&end, s->cols * (s->rows + s->pad_wt), 1, s->misalign, r);
     if (s->master_dtype != SG_K_MASTER_NONE) {
       const uint64_t unit = master_elem_bytes(s->master_dtype);
-      o->master = place(&end, s->rows * (s->cols + s->pad_m) * unit, unit, s->misalign, r);
+      const uint32_t misalign = s->master_misalign != 0 ? s->master_misalign : s->misalign;
+      o->master = place(&end, s->rows * (s->cols + s->pad_m) * unit, unit, misalign, r);
       o->scale = place(&end, 4, 4, 0, r);
       o->scale_inv = place(&end, 4, 4, 0, r);
       o->amax = place(&end, 4, 4, 0, r);
@@ -451,12 +453,13 @@ int sg_fx_compare(sg_fx_case *c, char *msg, size_t msg_size) {
   const sg_fx_spec *s = &c->specs[i];
   snprintf(msg, msg_size,
            "%zu bytes differ; first at arena byte %zu (%s, near param %u: %llux%llu pads "
-           "%llu/%llu/%llu fmt %u master %u group %u misalign %u range [%llu,%llu) scale %g "
+           "%llu/%llu/%llu fmt %u master %u group %u misalign %u/%u range [%llu,%llu) scale %g "
            "recipe %u flags %u): expected 0x%02x got 0x%02x (initial 0x%02x)",
            diffs, b, kind_name(c->kind[b]), i, (unsigned long long)s->rows,
            (unsigned long long)s->cols, (unsigned long long)s->pad_w,
            (unsigned long long)s->pad_wt, (unsigned long long)s->pad_m, s->format,
-           s->master_dtype, s->group, s->misalign, (unsigned long long)s->range_begin,
+           s->master_dtype, s->group, s->misalign, s->master_misalign,
+           (unsigned long long)s->range_begin,
            (unsigned long long)s->range_end, (double)s->scale, s->recipe, s->recipe_flags,
            c->expect[b], c->got[b], c->init[b]);
   return 1;

@@ -34,6 +34,7 @@ typedef struct sg_fx_spec {
   uint32_t misalign; /* W, Wt and master off 16-byte alignment: 0 not; 1 by a
                         random multiple of the element; 2..15 by that many
                         bytes, rounded up to the element */
+  uint32_t master_misalign; /* nonzero: the master's instead of misalign */
   uint64_t range_begin, range_end;
   float scale;
   uint32_t specials; /* nonzero: the master may hold +-inf and NaN */

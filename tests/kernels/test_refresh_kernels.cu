@@ -19,6 +19,7 @@
 
 #include "refresh.h"
 #include "refresh_fixture.h"
+#include "refresh_table.h"
 #include "sg_cuda_check.h"
 #include "sg_gpu_test.h"
 #include "sg_run_suite.h"
@@ -108,16 +109,25 @@ static void check_kind(sg_fx_case *c, launch_kind k, uint32_t group) {
   launch_and_check(c, c->count, k, group, NULL, "second launch");
 }
 
-/* Every kind, for all groups and for one group picked at random. */
-static void check_specs(const sg_fx_spec *specs, uint32_t count) {
+/* Every kind, for all groups and for one group picked at random. Returns
+ * how many of the table's descriptors are linear (SG_K_VEC_LINEAR), so
+ * that a test can show which path it took. */
+static uint32_t check_specs(const sg_fx_spec *specs, uint32_t count) {
   sg_fx_case c;
   SG_CHECK_CUDA(sg_fx_case_init(&c, specs, count, &g_rng));
   build_table(&c, count);
+  const sg_k_desc *descs = reinterpret_cast<const sg_k_desc *>(static_cast<const char *>(g_image) +
+                                                               sg_k_descs_offset());
+  uint32_t linear = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    linear += (descs[i].vec & SG_K_VEC_LINEAR) != 0 ? 1u : 0u;
+  }
   for (launch_kind k : kKinds) {
     check_kind(&c, k, SG_K_ALL_GROUPS);
     check_kind(&c, k, static_cast<uint32_t>(sg_fx_below(&g_rng, 4)));
   }
   sg_fx_case_free(&c);
+  return linear;
 }
 
 static void random_specs(sg_fx_spec *specs, uint32_t count, uint64_t max_dim) {
@@ -166,6 +176,7 @@ static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety
   s->format = variety % 2;
   s->master_dtype = variety < 2 ? SG_K_MASTER_FP32 : SG_K_MASTER_BF16;
   s->misalign = l.misalign;
+  s->master_misalign = 0;
   s->pad_w = s->pad_wt = s->pad_m = l.pad;
   s->recipe = l.recipe;
   const bool pow2 = l.recipe != SG_K_RECIPE_DELAYED && l.pow2;
@@ -203,6 +214,35 @@ START_TEST(edge_shapes) {
         listed_spec(&specs[i], shapes[i % n], i / n, l);
       }
       check_specs(specs, 4 * n);
+    }
+  }
+}
+END_TEST
+
+/* Dense vectors are transposed and cast-transposed in linear spans (W and
+ * Wt the same bytes): one span and several, the last ragged, in every
+ * format, master dtype and computed recipe, with the master aligned, off
+ * alignment by 2 bytes (rounded up to the element: whole spans load
+ * shifted, the ends element by element) and by a random multiple of the
+ * element; with padded master rows the N x 1 ones are tiles instead. */
+START_TEST(linear_spans) {
+  static const uint64_t shapes[][2] = {{1, 16384}, {1, 16385}, {16400, 1}, {1, 40000},
+                                       {40000, 1}, {1, 100},   {1, 1}};
+  static const uint32_t kMasterMisalign[3] = {0, 2, 1};
+  const uint32_t n = sizeof shapes / sizeof shapes[0];
+  const uint32_t columns = 2; /* the N x 1 shapes (1 x 1 is a row too) */
+  sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
+  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_CURRENT; recipe++) {
+    for (uint32_t variant = 0; variant < 4; variant++) {
+      const bool padded = variant == 3;
+      for (uint32_t i = 0; i < 4 * n; i++) {
+        const listed l = {recipe, 0, 0, variant == 1, false};
+        listed_spec(&specs[i], shapes[i % n], i / n, l);
+        specs[i].master_misalign = padded ? 0 : kMasterMisalign[variant];
+        specs[i].pad_m = padded ? 1 : 0;
+      }
+      const uint32_t linear = check_specs(specs, 4 * n);
+      ck_assert_uint_eq(linear, 4 * (padded ? n - columns : n));
     }
   }
 }
@@ -587,6 +627,7 @@ int main(void) {
   Suite *s = suite_create("refresh_kernels");
   tcase_add_test(new_case(s, "random_shapes"), random_shapes);
   tcase_add_test(new_case(s, "edge_shapes"), edge_shapes);
+  tcase_add_test(new_case(s, "linear_spans"), linear_spans);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);

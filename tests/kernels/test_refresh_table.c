@@ -174,8 +174,9 @@ START_TEST(sorts_by_group_and_lays_out_items) {
     ck_assert_uint_eq(d[i].index, order[i]);
   }
   ck_assert_uint_eq(d[0].items[SG_K_MODE_TRANSPOSE], 1);      /* 1 x 129, dense Wt: a span */
-  ck_assert_uint_eq(d[0].items[SG_K_MODE_CAST_TRANSPOSE], 2); /* 1 x 2 tiles */
+  ck_assert_uint_eq(d[0].items[SG_K_MODE_CAST_TRANSPOSE], 1); /* a span too */
   ck_assert_uint_eq(d[2].items[SG_K_MODE_TRANSPOSE], 9);     /* 300 x 300: 3 x 3 */
+  ck_assert_uint_eq(d[2].items[SG_K_MODE_CAST_TRANSPOSE], 9);
   ck_assert_uint_eq(d[1].items[SG_K_MODE_CAST], 3);          /* 2 items + 1 element */
   ck_assert_uint_eq(d[3].items[SG_K_MODE_CAST], 0);          /* no master */
   ck_assert_uint_eq(d[3].items[SG_K_MODE_CAST_TRANSPOSE], 0);
@@ -263,12 +264,13 @@ START_TEST(cast_view_and_alignment) {
 END_TEST
 
 /* A dense vector's transpose is a copy of SG_K_LINEAR_ITEM-byte spans
- * (W and Wt the same bytes): 1 x N with Wt's rows 1 apart, N x 1 with W's,
- * both 16-byte aligned, not block-scaled (its transpose moves a grid entry
- * a tile); the cast-transpose stays in tiles. Anything else is tiles. */
+ * and its cast-transpose a cast of spans of as many elements (W and Wt the
+ * same bytes): 1 x N with Wt's rows 1 apart, N x 1 with W's and the
+ * master's, both 16-byte aligned, not block-scaled (its transpose moves a
+ * grid entry a tile). Anything else is tiles. */
 START_TEST(dense_vectors_transpose_in_linear_spans) {
-  sg_k_param p[6];
-  for (int i = 0; i < 6; i++) {
+  sg_k_param p[7];
+  for (int i = 0; i < 7; i++) {
     p[i] = valid_param(0);
     p[i].rows = 1;
     p[i].cols = 40000;
@@ -284,17 +286,19 @@ START_TEST(dense_vectors_transpose_in_linear_spans) {
   p[3].ld_wt = 2; /* Wt's rows 2 apart */
   p[4].w = (uint8_t *)(uintptr_t)0x100008;
   p[5].wt = (uint8_t *)(uintptr_t)0x200004;
+  p[6] = p[1];
+  p[6].ld_master = 2; /* the master's rows 2 apart */
   void *image = new_image();
-  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 6), cudaSuccess);
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 7), cudaSuccess);
   const sg_k_desc *d = descs_of(image);
   const uint64_t spans = (40000 + SG_K_LINEAR_ITEM - 1) / SG_K_LINEAR_ITEM; /* 3 */
   const uint64_t tiles = (40000 + SG_K_TILE - 1) / SG_K_TILE;
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 7; i++) {
     const bool linear = i < 2;
     ck_assert_msg(sg_k_linear(&p[i]) == linear, "param %d", i);
     ck_assert_uint_eq(d[i].vec & SG_K_VEC_LINEAR, linear ? SG_K_VEC_LINEAR : 0u);
     ck_assert_uint_eq(d[i].items[SG_K_MODE_TRANSPOSE], linear ? spans : tiles);
-    ck_assert_uint_eq(d[i].items[SG_K_MODE_CAST_TRANSPOSE], tiles);
+    ck_assert_uint_eq(d[i].items[SG_K_MODE_CAST_TRANSPOSE], linear ? spans : tiles);
   }
   ck_assert_uint_eq(d[1].item_first[SG_K_MODE_TRANSPOSE], spans);
   ck_assert_uint_eq(sg_k_linear_bytes(1, 40000, 0), SG_K_LINEAR_ITEM);
