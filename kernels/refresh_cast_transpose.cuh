@@ -90,6 +90,8 @@ struct sg_k_ct_ring {
   uint32_t deferred_bits[SG_K_CT_DEFERRED];
   uint32_t deferred_items[SG_K_CT_DEFERRED];
 };
+static_assert(sizeof(sg_k_ct_ring<4>) <= 99u * 1024u,
+              "the narrow ring fits the 99 KB a block may have on sm_86/89");
 
 /* Master layout in a stage: rows of 128 elements, each 16-element chunk q
  * (P = 4 or 2 pieces of 16 bytes) with its pieces rotated by q, so that the
@@ -390,9 +392,9 @@ __device__ __forceinline__ void sg_k_ct_drain(const sg_k_tile_smem &code, const 
   }
 }
 
-/* A run: this block's consecutive tiles of one parameter, whose amax it
- * merges once; its parameter's fields are in ring.run[half] (thread 0's).
- * p == SG_K_CT_END: none. */
+/* A run: this block's consecutive tiles (or spans) of one parameter, whose
+ * amax it merges once; its parameter's fields are in ring.run[half]
+ * (thread 0's). p == SG_K_CT_END: none. */
 struct sg_k_ct_run {
   uint32_t p, half;
   uint64_t tiles;

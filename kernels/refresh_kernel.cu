@@ -44,8 +44,8 @@ struct sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT> {
 };
 
 /* The order a transpose instance deals its chunks in: the wide layout's
- * whole instance in super-bands of 512 chunk rows (131072 W rows: any
- * weight's whole height, a vocabulary's included), so that the blocks in
+ * whole instance in super-bands of 512 chunk rows (131072 W rows: Llama-3's
+ * 128256-row vocabulary is one band, a taller one two), so that the blocks in
  * flight go down one or two chunk columns and write Wt rows in long runs
  * (tens of KB on a tall W) while they read W in runs of 256 bytes or more.
  * One chunk row a band wrote runs of 300 bytes on a [4096, 28672] W;

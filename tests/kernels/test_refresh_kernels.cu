@@ -193,7 +193,8 @@ static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety
  * (the transpose fills them by 8- or 4-byte copies). Partial edge blocks
  * in most shapes. */
 START_TEST(edge_shapes) {
-  /* 1 x 40000 and 40000 x 1: three linear transpose spans, the last
+  /* 1 x 40000 and 40000 x 1: three linear spans (transpose and
+   * cast-transpose), the last
    * ragged, where aligned and unpadded; tiles otherwise. 200 x 264: W
    * rows 8 bytes off 16-byte alignment (filled by 8-byte copies). 4097 x
    * 200: Wt rows of 4097 bytes, odd and long (realigned in shared memory). */
@@ -221,7 +222,8 @@ END_TEST
 
 /* Dense vectors are transposed and cast-transposed in linear spans (W and
  * Wt the same bytes): one span and several, the last ragged, in every
- * format, master dtype and computed recipe, with the master aligned, off
+ * format and master dtype, delayed and current scaling (block scaling has
+ * no linear path), with the master aligned, off
  * alignment by 2 bytes (rounded up to the element: whole spans load
  * shifted, the ends element by element) and by a random multiple of the
  * element; with padded master rows the N x 1 ones are tiles instead. */
