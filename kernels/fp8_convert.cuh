@@ -35,6 +35,15 @@ struct sg_k_master16 {
     const uint32_t word = b[i >> 1];
     return (i & 1) != 0 ? (word & 0xFFFF0000u) : (word << 16);
   }
+
+  /* Sets words 4q .. 4q + 3 from the 16 bytes x (the q-th of a chunk's
+   * kWords / 4 vectors). */
+  __device__ __forceinline__ void set_vector(int q, const uint4 &x) {
+    b[4 * q] = x.x;
+    b[4 * q + 1] = x.y;
+    b[4 * q + 2] = x.z;
+    b[4 * q + 3] = x.w;
+  }
 };
 
 /* FP8 codes of M*s for the 16 elements, byte i = element i. amax_bits takes

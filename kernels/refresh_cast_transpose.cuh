@@ -144,6 +144,12 @@ struct sg_k_ct_issuer {
   uint32_t unit, units;
 };
 
+/* The flags of v's format and master dtype. */
+__device__ __forceinline__ uint32_t sg_k_ct_kind_flags(const sg_k_view &v) {
+  return (v.format == SG_K_FP8_E5M2 ? SG_K_CT_E5M2 : 0u) |
+         (v.master_dtype == SG_K_MASTER_BF16 ? SG_K_CT_BF16 : 0u);
+}
+
 /* The job of span `local` of a linear parameter v (descriptor p): its
  * SG_K_LINEAR_ITEM elements as rows of SG_K_TILE, the last one short, in
  * W, Wt (the same bytes, 16-byte aligned) and the master alike; one unit
@@ -158,8 +164,7 @@ __device__ __forceinline__ sg_k_ct_job sg_k_ct_span_job(const sg_k_view &v, uint
   const uint32_t n = sg_k_linear_bytes(v.rows, v.cols, local);
   const uint32_t rows = (n + SG_K_TILE - 1) / SG_K_TILE;
   const char *m = v.master + first * elem;
-  uint32_t flags = SG_K_CT_LINEAR | (v.format == SG_K_FP8_E5M2 ? SG_K_CT_E5M2 : 0u) |
-                   (bf16 ? SG_K_CT_BF16 : 0u);
+  uint32_t flags = SG_K_CT_LINEAR | sg_k_ct_kind_flags(v);
   if ((reinterpret_cast<uintptr_t>(m) & 15u) == 0) {
     flags |= SG_K_CT_VEC_MASTER;
   } else if (sg_k_tile_vectors_inside(v.master, 1, v.rows * v.cols, m, 1, n, 1, elem)) {
@@ -190,8 +195,7 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
   const uint32_t unit_rows = sg_k_unit_rows(bf16);
   const bool staged = WHOLE || (cols == SG_K_TILE && (v.vec & SG_K_VEC_MASTER) != 0 &&
                                 (v.vec & SG_K_VEC_W) != 0);
-  uint32_t flags = (v.format == SG_K_FP8_E5M2 ? SG_K_CT_E5M2 : 0u) | (bf16 ? SG_K_CT_BF16 : 0u) |
-                   (staged ? SG_K_CT_STAGED : 0u) |
+  uint32_t flags = sg_k_ct_kind_flags(v) | (staged ? SG_K_CT_STAGED : 0u) |
                    ((v.vec & SG_K_VEC_MASTER) != 0 ? SG_K_CT_VEC_MASTER : 0u);
   if (WHOLE || (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0)) {
     flags |= SG_K_CT_VEC_WT;
@@ -279,11 +283,7 @@ __device__ __forceinline__ void sg_k_ct_convert_staged(const uint4 *stage, const
     sg_k_master16<DT> m;
 #pragma unroll
     for (uint32_t i = 0; i < L::kPieces; i++) {
-      const uint4 x = stage[L::piece(row, q, i)];
-      m.b[4 * i] = x.x;
-      m.b[4 * i + 1] = x.y;
-      m.b[4 * i + 2] = x.z;
-      m.b[4 * i + 3] = x.w;
+      m.set_vector(static_cast<int>(i), stage[L::piece(row, q, i)]);
     }
     const uint4 codes = sg_k_cast16<FMT, DT>(m, s, amax_bits);
     const uint32_t r = job.row0 + row;

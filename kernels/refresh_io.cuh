@@ -26,11 +26,7 @@ __device__ __forceinline__ sg_k_master16<DT> sg_k_load_master16(const void *p) {
   const uint4 *v = static_cast<const uint4 *>(p);
 #pragma unroll
   for (int q = 0; q < m.kWords / 4; q++) {
-    const uint4 x = __ldg(v + q);
-    m.b[4 * q] = x.x;
-    m.b[4 * q + 1] = x.y;
-    m.b[4 * q + 2] = x.z;
-    m.b[4 * q + 3] = x.w;
+    m.set_vector(q, __ldg(v + q));
   }
   return m;
 }
@@ -56,11 +52,7 @@ __device__ __forceinline__ sg_k_master16<DT> sg_k_load_master16_shifted(const ch
   sg_k_master16<DT> m;
 #pragma unroll
   for (int q = 0; q < kVectors; q++) {
-    const uint4 x = sg_k_shift16(v[q], v[q + 1], shift);
-    m.b[4 * q] = x.x;
-    m.b[4 * q + 1] = x.y;
-    m.b[4 * q + 2] = x.z;
-    m.b[4 * q + 3] = x.w;
+    m.set_vector(q, sg_k_shift16(v[q], v[q + 1], shift));
   }
   return m;
 }
