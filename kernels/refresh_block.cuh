@@ -10,7 +10,9 @@
  * aligned vectors around each strip, edge strips element by element
  * (refresh_io.cuh); unaligned W rows store at the widest alignment each
  * address has, aligned words with single bytes at the ends at worst
- * (sg_k_store16_any, refresh_tile.cuh). */
+ * (sg_k_store16_any, refresh_tile.cuh). A dense vector's blocks are 128
+ * consecutive elements: it goes in spans of 128 of them, 8 threads a block,
+ * whose amax merges by shuffles, with no barrier (sg_k_block_span). */
 #ifndef SG_KERNELS_REFRESH_BLOCK_CUH
 #define SG_KERNELS_REFRESH_BLOCK_CUH
 
@@ -175,6 +177,64 @@ __device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_
   }
 }
 
+/* Span `local` of a dense vector (SG_K_VEC_SPANS): its up to 128
+ * scaling blocks of 128 elements, each thread a 16-element strip of 4 of
+ * them (strips t + 256 b), the 8 lanes of a block merging its amax by
+ * shuffles; the codes go to W and (TRANSPOSE) to Wt's same bytes, the
+ * first lane of a block writes its grid entries (W's grid is 1 x blocks
+ * for a 1 x N vector, blocks x 1 for N x 1; Wt's the other way). All 32
+ * lanes of a warp take part in the shuffles, past the span's end with
+ * empty strips. */
+template <uint32_t FMT, uint32_t DT, bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_span(const sg_k_desc &d, const sg_k_view &v,
+                                                uint64_t local) {
+  constexpr uint32_t kElem = sg_k_master16<DT>::kElemBytes;
+  const uint64_t first = local * SG_K_LINEAR_ITEM;
+  const uint32_t n = sg_k_linear_bytes(v.rows, v.cols, local);
+  const char *m = v.master + first * kElem;
+  const bool vec = (reinterpret_cast<uintptr_t>(m) & 15u) == 0;
+  const bool shifted = !vec && sg_k_span_vectors_inside(v.master, v.rows * v.cols, local, kElem);
+  const bool pow2 = (v.vec & SG_K_VEC_POW2) != 0;
+  sg_k_master16<DT> x[SG_K_BLOCK_ROWS];
+  uint32_t len[SG_K_BLOCK_ROWS];
+#pragma unroll
+  for (uint32_t b = 0; b < SG_K_BLOCK_ROWS; b++) {
+    const uint32_t at = 16u * (threadIdx.x + SG_K_THREADS * b);
+    len[b] = at < n ? min(n - at, 16u) : 0u;
+    x[b] = sg_k_load_strip<DT>(m + at * kElem, len[b], vec && len[b] == 16u,
+                               shifted && len[b] == 16u);
+  }
+#pragma unroll
+  for (uint32_t b = 0; b < SG_K_BLOCK_ROWS; b++) {
+    uint32_t bits = 0;
+    sg_k_amax16(x[b], bits);
+#pragma unroll
+    for (uint32_t lane = 1; lane < 8; lane <<= 1) {
+      bits = max(bits, __shfl_xor_sync(0xFFFFFFFFu, bits, lane));
+    }
+    const uint32_t at = 16u * (threadIdx.x + SG_K_THREADS * b);
+    const float s = sg_k_scale_of(bits, FMT, pow2);
+    if (len[b] > 0) {
+      uint32_t unused = 0;
+      const uint4 codes = sg_k_cast16<FMT, DT>(x[b], s, unused);
+      sg_k_store16_any(v.w + first + at, codes, len[b]);
+      if constexpr (TRANSPOSE) {
+        sg_k_store16_any(v.wt + first + at, codes, len[b]);
+      }
+    }
+    if (len[b] > 0 && (threadIdx.x & 7u) == 0) {
+      const uint64_t k = (first + at) / SG_K_TILE; /* the block along the vector */
+      const uint64_t tr = v.rows == 1 ? 0 : k;
+      const uint64_t tc = v.rows == 1 ? k : 0;
+      const float inv = __fdiv_rn(1.0f, s);
+      d.grid[tr * d.ld_grid + tc] = inv;
+      if constexpr (TRANSPOSE) {
+        d.grid_t[tc * d.ld_grid_t + tr] = inv;
+      }
+    }
+  }
+}
+
 /* The tile with its format and master dtype as template arguments. */
 template <bool TRANSPOSE>
 __device__ __forceinline__ void sg_k_block_tile_of(const sg_k_view &v, const sg_k_block_job &job,
@@ -192,17 +252,44 @@ __device__ __forceinline__ void sg_k_block_tile_of(const sg_k_view &v, const sg_
   }
 }
 
-/* Every tile the cursor deals this block. The cursor loads the next tile's
- * view before this one is converted. */
+template <bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_span_of(const sg_k_desc &d, const sg_k_view &v,
+                                                   uint64_t local) {
+  constexpr uint32_t E4 = SG_K_FP8_E4M3, E5 = SG_K_FP8_E5M2;
+  constexpr uint32_t F32 = SG_K_MASTER_FP32, B16 = SG_K_MASTER_BF16;
+  const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
+  if (v.format == SG_K_FP8_E4M3) {
+    bf16 ? sg_k_block_span<E4, B16, TRANSPOSE>(d, v, local)
+         : sg_k_block_span<E4, F32, TRANSPOSE>(d, v, local);
+  } else {
+    bf16 ? sg_k_block_span<E5, B16, TRANSPOSE>(d, v, local)
+         : sg_k_block_span<E5, F32, TRANSPOSE>(d, v, local);
+  }
+}
+
+/* Every item the cursor deals this block: tiles and a dense vector's
+ * spans. The cursor loads the next item's view before this one is
+ * converted. Tiles alternate code tiles and amax halves by their own count
+ * (k), so that the barriers of the tile between two that share a buffer
+ * order them; spans have no barrier and use neither. */
 template <bool TRANSPOSE>
 __device__ __forceinline__ void sg_k_block_scale(sg_k_block_cursor cur) {
   __shared__ sg_k_block_smem smem;
+  uint32_t k = 0;
 #pragma unroll 1
-  for (uint32_t k = 0; sg_k_cursor_item(cur, 0); k++) {
+  while (sg_k_cursor_item(cur, 0)) {
     const sg_k_view v = cur.view[0];
-    const sg_k_block_job job = sg_k_block_job_of(cur.descs[cur.p[0]], v, cur.j - v.first);
+    const sg_k_desc &d = cur.descs[cur.p[0]];
+    const uint64_t local = cur.j - v.first;
+    if ((v.vec & SG_K_VEC_SPANS) != 0) {
+      sg_k_cursor_advance(cur);
+      sg_k_block_span_of<TRANSPOSE>(d, v, local);
+      continue;
+    }
+    const sg_k_block_job job = sg_k_block_job_of(d, v, local);
     sg_k_cursor_advance(cur);
     sg_k_block_tile_of<TRANSPOSE>(v, job, smem.code[k & 1u], smem.slots, k & 1u, cur);
+    k++;
   }
 }
 

@@ -150,16 +150,16 @@ __device__ __forceinline__ uint32_t sg_k_ct_kind_flags(const sg_k_view &v) {
          (v.master_dtype == SG_K_MASTER_BF16 ? SG_K_CT_BF16 : 0u);
 }
 
-/* The job of span `local` of a linear parameter v (descriptor p): its
+/* The job of span `local` of parameter v (descriptor p, SG_K_VEC_SPANS): its
  * SG_K_LINEAR_ITEM elements as rows of SG_K_TILE, the last one short, in
  * W, Wt (the same bytes, 16-byte aligned) and the master alike; one unit
  * converted straight from global memory (no stage, no code tile, no
- * drain). A strip may load shifted where the span's vectors lie inside the
- * master. */
+ * drain). Its strips may load shifted where all of the span's vectors lie
+ * inside the master (a check per strip held two more registers a job and
+ * spilled the narrow instance). */
 __device__ __forceinline__ sg_k_ct_job sg_k_ct_span_job(const sg_k_view &v, uint32_t p,
                                                         uint64_t local) {
-  const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
-  const uint32_t elem = bf16 ? 2u : 4u;
+  const uint32_t elem = v.master_dtype == SG_K_MASTER_BF16 ? 2u : 4u;
   const uint64_t first = local * SG_K_LINEAR_ITEM;
   const uint32_t n = sg_k_linear_bytes(v.rows, v.cols, local);
   const uint32_t rows = (n + SG_K_TILE - 1) / SG_K_TILE;
@@ -167,7 +167,7 @@ __device__ __forceinline__ sg_k_ct_job sg_k_ct_span_job(const sg_k_view &v, uint
   uint32_t flags = SG_K_CT_LINEAR | sg_k_ct_kind_flags(v);
   if ((reinterpret_cast<uintptr_t>(m) & 15u) == 0) {
     flags |= SG_K_CT_VEC_MASTER;
-  } else if (sg_k_tile_vectors_inside(v.master, 1, v.rows * v.cols, m, 1, n, 1, elem)) {
+  } else if (sg_k_span_vectors_inside(v.master, v.rows * v.cols, local, elem)) {
     flags |= SG_K_CT_SHIFTED;
   }
   return sg_k_ct_job{m,          v.w + first, v.wt + first, SG_K_TILE, SG_K_TILE, SG_K_TILE, p, 0,
@@ -182,7 +182,7 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
                                                  uint32_t p, uint64_t local) {
   is.scale = sg_k_scale_ptr(v.scale, is.scratch + p);
   is.unit = 0;
-  if (!WHOLE && (v.vec & SG_K_VEC_LINEAR) != 0) {
+  if (!WHOLE && (v.vec & SG_K_VEC_SPANS) != 0) {
     is.tile = sg_k_ct_span_job(v, p, local);
     is.units = 1;
     return;

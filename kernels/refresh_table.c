@@ -74,12 +74,19 @@ uint64_t sg_k_tiles_of(const sg_k_param *p) {
   return sg_k_ceil_div(p->rows, SG_K_TILE) * sg_k_ceil_div(p->cols, SG_K_TILE);
 }
 
-bool sg_k_linear(const sg_k_param *p) {
-  const bool dense_master = p->master_dtype == SG_K_MASTER_NONE || p->rows == 1 ||
-                            p->ld_master == 1;
-  return p->recipe != SG_K_RECIPE_BLOCK && (uintptr_t)p->w % 16u == 0 &&
-         (uintptr_t)p->wt % 16u == 0 && dense_master &&
+/* W and Wt one run of the same bytes, 16-byte aligned. */
+static bool dense_vector(const sg_k_param *p) {
+  return (uintptr_t)p->w % 16u == 0 && (uintptr_t)p->wt % 16u == 0 &&
          ((p->rows == 1 && p->ld_wt == 1) || (p->cols == 1 && p->ld_w == 1));
+}
+
+bool sg_k_linear(const sg_k_param *p) {
+  return p->recipe != SG_K_RECIPE_BLOCK && dense_vector(p);
+}
+
+bool sg_k_spans(const sg_k_param *p) {
+  return p->master_dtype != SG_K_MASTER_NONE && dense_vector(p) &&
+         (p->rows == 1 || p->ld_master == 1);
 }
 
 /* A parameter without items in a list (no master, or block scaling, for
@@ -113,15 +120,18 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
            (p->recipe == SG_K_RECIPE_BLOCK ? SG_K_VEC_GRID : 0u) |
            ((p->recipe_flags & SG_K_POW2_SCALES) != 0 ? SG_K_VEC_POW2 : 0u) |
            (sg_k_linear(p) ? SG_K_VEC_LINEAR : 0u) |
+           (sg_k_spans(p) ? SG_K_VEC_SPANS : 0u) |
            ((sg_k_whole_lists(p) & (1u << SG_K_LIST_TRANSPOSE)) != 0 ? SG_K_VEC_WHOLE_T : 0u);
 }
 
 /* Work items per list. Every parameter is transposed and cast-transposed
- * tile by tile, a linear one in spans of SG_K_LINEAR_ITEM elements. With a
+ * tile by tile, in spans of SG_K_LINEAR_ITEM elements where it is linear
+ * (the transpose) or has SG_K_VEC_SPANS (the cast-transpose). With a
  * master, delayed and current scaling cast in the mode lists (a cast of an
  * empty owned range still gets one item, which writes amax (+0) and
  * scale_inv), current scaling first measures its whole parameter in the
- * amax list, and block scaling casts tile by tile in its own list. Without
+ * amax list, and block scaling casts tile by tile in its own list (spans
+ * too, with SG_K_VEC_SPANS). Without
  * a master the cast lists have nothing of this parameter. */
 void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]) {
   const bool has_master = p->master_dtype != SG_K_MASTER_NONE;
@@ -131,13 +141,14 @@ void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]) {
   const uint64_t cast_items = sg_k_ceil_div(owned, SG_K_CAST_ITEM);
   const uint64_t tiles = sg_k_tiles_of(p);
   const bool mode_lists = has_master && !blocks;
-  const uint64_t spans = sg_k_linear(p) ? sg_k_ceil_div(n, SG_K_LINEAR_ITEM) : tiles;
-  items[SG_K_LIST_TRANSPOSE] = spans;
-  items[SG_K_LIST_CAST_TRANSPOSE] = mode_lists ? spans : 0;
+  const uint64_t spans = sg_k_ceil_div(n, SG_K_LINEAR_ITEM);
+  const uint64_t cast_tiles = sg_k_spans(p) ? spans : tiles;
+  items[SG_K_LIST_TRANSPOSE] = sg_k_linear(p) ? spans : tiles;
+  items[SG_K_LIST_CAST_TRANSPOSE] = mode_lists ? cast_tiles : 0;
   items[SG_K_LIST_CAST] = mode_lists ? (cast_items > 0 ? cast_items : 1) : 0;
   items[SG_K_LIST_AMAX] =
       has_master && p->recipe == SG_K_RECIPE_CURRENT ? sg_k_ceil_div(n, SG_K_CAST_ITEM) : 0;
-  items[SG_K_LIST_BLOCK] = has_master && blocks ? tiles : 0;
+  items[SG_K_LIST_BLOCK] = has_master && blocks ? cast_tiles : 0;
 }
 
 /* Current scaling's scale lives in the launch's scratch (sg_k_scratch), so

@@ -38,19 +38,23 @@ enum {
   SG_K_VEC_MASTER = 4u,
   SG_K_VEC_GRID = 8u,  /* block scaling: the transpose also moves the grid */
   SG_K_VEC_POW2 = 16u, /* computed scales are rounded down to powers of two */
-  /* A dense vector (1 x N with Wt's rows 1 byte apart, N x 1 with W's
-   * and the master's), W and Wt 16-byte aligned: W and Wt are the same
-   * bytes, so its transpose is a copy and its cast-transpose a cast
-   * written twice, in linear items; as tiles, each item moved one
-   * 128-element row or column (on the H200, 8 x [50000, 1] cast-transposed
-   * in 66-71 us as tiles, 13-14 us as spans). One flag for both lists:
-   * an N x 1 parameter with strided master rows loses the linear
-   * transpose too, which a flag per list would keep. */
+  /* A dense vector (1 x N with Wt's rows 1 byte apart, N x 1 with W's),
+   * W and Wt 16-byte aligned, not block-scaled: W and Wt are the same
+   * bytes, so its transpose is a copy, in linear items; as tiles, each
+   * item moved one 128-byte row or column. */
   SG_K_VEC_LINEAR = 32u,
   /* Every transpose tile of the parameter is whole (sg_k_whole_lists): the
    * table puts these first in their group, so a launch can move them in
    * the whole instance and the rest in the general one (sg_k_plan.split). */
-  SG_K_VEC_WHOLE_T = 64u
+  SG_K_VEC_WHOLE_T = 64u,
+  /* A dense vector (as SG_K_VEC_LINEAR says, any recipe) whose master is
+   * contiguous too: its cast-transpose is a cast written to W and Wt's
+   * same bytes, and block scaling's blocks are 128 consecutive elements,
+   * so both go in spans of SG_K_LINEAR_ITEM elements; as tiles, each item
+   * converted one 128-element row or column (on the H200, 8 x [50000, 1]
+   * cast-transposed in 66-71 us as tiles, 13-14 us as spans). A block-scaled
+   * one's transpose stays in tiles (each moves a grid entry). */
+  SG_K_VEC_SPANS = 128u
 };
 
 /* Which of a selection's parameters a transpose launch moves: all, those
@@ -122,12 +126,13 @@ static inline bool sg_k_rows_aligned16(const void *base, uint64_t ld, uint64_t e
   return (uintptr_t)base % 16u == 0 && ld * elem_bytes % 16u == 0;
 }
 
-/* Tiles of a parameter, whether its transpose and cast-transpose are linear
- * (SG_K_VEC_LINEAR; not for block scaling, whose transpose moves a grid
- * entry a tile; an N x 1 one needs a dense master too), and a
- * checked parameter's work items in each list (refresh_table.c). */
+/* Tiles of a parameter, whether its transpose is linear (SG_K_VEC_LINEAR;
+ * not for block scaling, whose transpose moves a grid entry a tile) and
+ * whether its cast lists go in spans (SG_K_VEC_SPANS), and a checked
+ * parameter's work items in each list (refresh_table.c). */
 uint64_t sg_k_tiles_of(const sg_k_param *p);
 bool sg_k_linear(const sg_k_param *p);
+bool sg_k_spans(const sg_k_param *p);
 void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]);
 
 /* Whether a parameter's tiles suit the wide layout, and the layout for a

@@ -175,6 +175,18 @@ SG_K_HOST_DEVICE inline uint32_t sg_k_last_vector(uint32_t shift, uint32_t bytes
   return (shift + bytes - 1u) >> 4;
 }
 
+/* Whether every 16-byte aligned vector holding a byte of [p, p + bytes)
+ * (bytes > 0) lies inside [lo, hi): then those bytes may be read as the
+ * vectors around them. A dense vector's spans ask it once a span
+ * (sg_k_span_vectors_inside): only a span at the master's two ends may
+ * have to go element by element. */
+SG_K_HOST_DEVICE inline bool sg_k_vectors_inside(const char *p, uint64_t bytes, const char *lo,
+                                                 const char *hi) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  return (at & ~uintptr_t{15}) >= reinterpret_cast<uintptr_t>(lo) &&
+         ((at + bytes + 15u) & ~uintptr_t{15}) <= reinterpret_cast<uintptr_t>(hi);
+}
+
 /* Whether every 16-byte aligned vector holding a byte of a tile lies inside
  * its master: the tile (rows x cols elements of `elem` bytes at `origin`,
  * rows ld elements apart) of a master of m_rows x m_cols at `master`. Then
@@ -184,11 +196,19 @@ SG_K_HOST_DEVICE inline bool sg_k_tile_vectors_inside(const char *master, uint64
                                                 uint64_t m_cols, const char *origin,
                                                 uint32_t rows, uint32_t cols, uint64_t ld,
                                                 uint64_t elem) {
-  const uintptr_t lo = reinterpret_cast<uintptr_t>(master);
-  const uintptr_t hi = lo + ((m_rows - 1u) * ld + m_cols) * elem;
-  const uintptr_t at = reinterpret_cast<uintptr_t>(origin);
-  const uintptr_t end = at + ((rows - 1u) * ld + cols) * elem;
-  return (at & ~uintptr_t{15}) >= lo && ((end + 15u) & ~uintptr_t{15}) <= hi;
+  return sg_k_vectors_inside(origin, ((rows - 1u) * ld + cols) * elem, master,
+                             master + ((m_rows - 1u) * ld + m_cols) * elem);
+}
+
+/* Whether every aligned vector holding a byte of span `local` (of
+ * SG_K_LINEAR_ITEM elements of `elem` bytes) of a contiguous master of
+ * `count` elements lies inside it: then the span's strips may load shifted
+ * (the cast-transpose's and block scaling's spans). */
+SG_K_HOST_DEVICE inline bool sg_k_span_vectors_inside(const char *master, uint64_t count,
+                                                      uint64_t local, uint64_t elem) {
+  const uint64_t first = local * SG_K_LINEAR_ITEM;
+  const uint64_t n = count - first < SG_K_LINEAR_ITEM ? count - first : SG_K_LINEAR_ITEM;
+  return sg_k_vectors_inside(master + first * elem, n * elem, master, master + count * elem);
 }
 
 #endif /* SG_KERNELS_REFRESH_UNALIGNED_CUH */

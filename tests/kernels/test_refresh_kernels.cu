@@ -110,7 +110,7 @@ static void check_kind(sg_fx_case *c, launch_kind k, uint32_t group) {
 }
 
 /* Every kind, for all groups and for one group picked at random. Returns
- * how many of the table's descriptors are linear (SG_K_VEC_LINEAR), so
+ * how many of the table's descriptors cast in spans (SG_K_VEC_SPANS), so
  * that a test can show which path it took. */
 static uint32_t check_specs(const sg_fx_spec *specs, uint32_t count) {
   sg_fx_case c;
@@ -120,7 +120,7 @@ static uint32_t check_specs(const sg_fx_spec *specs, uint32_t count) {
                                                                sg_k_descs_offset());
   uint32_t linear = 0;
   for (uint32_t i = 0; i < count; i++) {
-    linear += (descs[i].vec & SG_K_VEC_LINEAR) != 0 ? 1u : 0u;
+    linear += (descs[i].vec & SG_K_VEC_SPANS) != 0 ? 1u : 0u;
   }
   for (launch_kind k : kKinds) {
     check_kind(&c, k, SG_K_ALL_GROUPS);
@@ -221,9 +221,9 @@ START_TEST(edge_shapes) {
 END_TEST
 
 /* Dense vectors are transposed and cast-transposed in linear spans (W and
- * Wt the same bytes): one span and several, the last ragged, in every
- * format and master dtype, delayed and current scaling (block scaling has
- * no linear path), with the master aligned, off
+ * Wt the same bytes; block scaling casts its 128-element blocks in spans
+ * and transposes in tiles): one span and several, the last ragged, in
+ * every format, master dtype and recipe, with the master aligned, off
  * alignment by 2 bytes (rounded up to the element: whole spans load
  * shifted, the ends element by element) and by a random multiple of the
  * element; with padded master rows the N x 1 ones are tiles instead. */
@@ -234,7 +234,7 @@ START_TEST(linear_spans) {
   const uint32_t n = sizeof shapes / sizeof shapes[0];
   const uint32_t columns = 2; /* the N x 1 shapes (1 x 1 is a row too) */
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
-  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_CURRENT; recipe++) {
+  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
     for (uint32_t variant = 0; variant < 4; variant++) {
       const bool padded = variant == 3;
       for (uint32_t i = 0; i < 4 * n; i++) {
@@ -247,6 +247,32 @@ START_TEST(linear_spans) {
       ck_assert_uint_eq(linear, 4 * (padded ? n - columns : n));
     }
   }
+}
+END_TEST
+
+/* Spans beside tiles in one block and past the cast-transpose's deferred
+ * merges (more than SG_K_CT_DEFERRED parameters in one group), in the
+ * grouped table and in the merged one, in every recipe. */
+START_TEST(many_spans) {
+  enum { kCount = 304, kEvery = 38 }; /* every 38th a [257, 383] of tiles */
+  static const uint64_t span[2] = {1, 16385}, tiles[2] = {257, 383};
+  sg_fx_spec *specs = static_cast<sg_fx_spec *>(malloc(kCount * sizeof *specs));
+  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
+    for (uint32_t i = 0; i < kCount; i++) {
+      listed_spec(&specs[i], i % kEvery == 0 ? tiles : span, i % 4,
+                  listed{recipe, 0, 0, false, false});
+      specs[i].group = 0;
+    }
+    ck_assert_uint_eq(check_specs(specs, kCount), kCount - kCount / kEvery);
+    sg_fx_case c;
+    SG_CHECK_CUDA(sg_fx_case_init(&c, specs, kCount, &g_rng));
+    build_table(&c, kCount, sg_k_refresh_build_merged);
+    for (launch_kind k : kKinds) {
+      check_kind(&c, k, SG_K_ALL_GROUPS);
+    }
+    sg_fx_case_free(&c);
+  }
+  free(specs);
 }
 END_TEST
 
@@ -630,6 +656,7 @@ int main(void) {
   tcase_add_test(new_case(s, "random_shapes"), random_shapes);
   tcase_add_test(new_case(s, "edge_shapes"), edge_shapes);
   tcase_add_test(new_case(s, "linear_spans"), linear_spans);
+  tcase_add_test(new_case(s, "many_spans"), many_spans);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);

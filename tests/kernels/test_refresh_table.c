@@ -264,10 +264,11 @@ START_TEST(cast_view_and_alignment) {
 END_TEST
 
 /* A dense vector's transpose is a copy of SG_K_LINEAR_ITEM-byte spans
- * and its cast-transpose a cast of spans of as many elements (W and Wt the
- * same bytes): 1 x N with Wt's rows 1 apart, N x 1 with W's and the
- * master's, both 16-byte aligned, not block-scaled (its transpose moves a
- * grid entry a tile). Anything else is tiles. */
+ * (W and Wt the same bytes): 1 x N with Wt's rows 1 apart, N x 1 with W's,
+ * both 16-byte aligned, not block-scaled (its transpose moves a grid entry
+ * a tile). Its cast-transpose, and block scaling's blocks, go in spans of
+ * as many elements where the master is contiguous too (SG_K_VEC_SPANS).
+ * Anything else is tiles. */
 START_TEST(dense_vectors_transpose_in_linear_spans) {
   sg_k_param p[7];
   for (int i = 0; i < 7; i++) {
@@ -294,20 +295,43 @@ START_TEST(dense_vectors_transpose_in_linear_spans) {
   const uint64_t spans = (40000 + SG_K_LINEAR_ITEM - 1) / SG_K_LINEAR_ITEM; /* 3 */
   const uint64_t tiles = (40000 + SG_K_TILE - 1) / SG_K_TILE;
   for (int i = 0; i < 7; i++) {
-    const bool linear = i < 2;
+    const bool linear = i < 2 || i == 6; /* the transpose never reads the master */
+    const bool in_spans = i < 2;
     ck_assert_msg(sg_k_linear(&p[i]) == linear, "param %d", i);
-    ck_assert_uint_eq(d[i].vec & SG_K_VEC_LINEAR, linear ? SG_K_VEC_LINEAR : 0u);
+    ck_assert_msg(sg_k_spans(&p[i]) == in_spans, "param %d", i);
+    ck_assert_uint_eq(d[i].vec & (SG_K_VEC_LINEAR | SG_K_VEC_SPANS),
+                      (linear ? SG_K_VEC_LINEAR : 0u) | (in_spans ? SG_K_VEC_SPANS : 0u));
     ck_assert_uint_eq(d[i].items[SG_K_MODE_TRANSPOSE], linear ? spans : tiles);
-    ck_assert_uint_eq(d[i].items[SG_K_MODE_CAST_TRANSPOSE], linear ? spans : tiles);
+    ck_assert_uint_eq(d[i].items[SG_K_MODE_CAST_TRANSPOSE], in_spans ? spans : tiles);
   }
   ck_assert_uint_eq(d[1].item_first[SG_K_MODE_TRANSPOSE], spans);
   ck_assert_uint_eq(sg_k_linear_bytes(1, 40000, 0), SG_K_LINEAR_ITEM);
   ck_assert_uint_eq(sg_k_linear_bytes(40000, 1, 2), 40000 - 2 * SG_K_LINEAR_ITEM); /* ragged */
   ck_assert_uint_eq(sg_k_linear_bytes(1, 1, 0), 1);
-  p[0].recipe = SG_K_RECIPE_BLOCK;
-  ck_assert(!sg_k_linear(&p[0]));
   p[0].recipe = SG_K_RECIPE_CURRENT;
   ck_assert(sg_k_linear(&p[0]));
+  /* Block scaling: blocks cast in spans, the transpose in tiles (each
+   * moves a grid entry); not for a strided master. */
+  sg_k_param b[2] = {p[0], p[6]};
+  for (int i = 0; i < 2; i++) {
+    b[i].recipe = SG_K_RECIPE_BLOCK;
+    b[i].grid = (float *)(uintptr_t)0x500000;
+    b[i].grid_t = (float *)(uintptr_t)0x600000;
+    b[i].ld_grid = (b[i].cols + SG_K_TILE - 1) / SG_K_TILE;
+    b[i].ld_grid_t = (b[i].rows + SG_K_TILE - 1) / SG_K_TILE;
+  }
+  ck_assert(!sg_k_linear(&b[0]));
+  ck_assert(sg_k_spans(&b[0]));
+  ck_assert(!sg_k_spans(&b[1]));
+  p[0].master_dtype = SG_K_MASTER_NONE; /* nothing to cast */
+  ck_assert(sg_k_linear(&p[0]));
+  ck_assert(!sg_k_spans(&p[0]));
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, b, 2), cudaSuccess);
+  ck_assert_uint_eq(d[0].vec & (SG_K_VEC_LINEAR | SG_K_VEC_SPANS), SG_K_VEC_SPANS);
+  ck_assert_uint_eq(d[0].items[SG_K_LIST_BLOCK], spans);
+  ck_assert_uint_eq(d[0].items[SG_K_MODE_TRANSPOSE], tiles);
+  ck_assert_uint_eq(d[1].vec & (SG_K_VEC_LINEAR | SG_K_VEC_SPANS), 0);
+  ck_assert_uint_eq(d[1].items[SG_K_LIST_BLOCK], tiles);
   free(image);
 }
 END_TEST

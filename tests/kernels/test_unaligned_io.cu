@@ -168,6 +168,63 @@ static void check_strip_vectors(uintptr_t p, uint32_t bytes, uintptr_t lo, uintp
   }
 }
 
+/* _i: lo's offset from 16-byte alignment (0..15). For every span [p, p +
+ * bytes) around [lo, hi): accepted exactly when every aligned vector
+ * holding one of its bytes lies inside. */
+START_TEST(vectors_inside_exactly) {
+  const uintptr_t lo = (uintptr_t{1} << 20) + (uintptr_t)_i;
+  for (uintptr_t len = 1; len < 80; len += 7) {
+    const uintptr_t hi = lo + len;
+    for (uintptr_t p = lo - 20; p < hi + 20; p++) {
+      for (uint64_t bytes = 1; bytes <= 48; bytes++) {
+        bool expect = true;
+        for (uintptr_t v = p & ~uintptr_t{15}; v < p + bytes; v += 16) {
+          expect = expect && v >= lo && v + 16 <= hi;
+        }
+        ck_assert_msg(sg_k_vectors_inside(reinterpret_cast<const char *>(p), bytes,
+                                          reinterpret_cast<const char *>(lo),
+                                          reinterpret_cast<const char *>(hi)) == expect,
+                      "[%+td, +%llu) in [0, %td)", (ptrdiff_t)(p - lo), (unsigned long long)bytes,
+                      (ptrdiff_t)len);
+      }
+    }
+  }
+}
+END_TEST
+
+/* _i: the master's offset from 16-byte alignment in elements (0..7) * 2 +
+ * (0: BF16, 1: FP32). A dense vector's spans: an unaligned master's first
+ * span is refused (its first strip's vector starts before the master), the
+ * middle ones accepted, the last one accepted exactly when the master ends
+ * on a 16-byte boundary; an accepted span's whole strips all read inside. */
+START_TEST(span_vectors_inside_the_master_only) {
+  static const uint64_t counts[] = {100, 16384, 16385, 32768, 40000};
+  const uint64_t elem = _i % 2 ? 4 : 2;
+  const uintptr_t lo = (uintptr_t{1} << 20) + (_i / 2) * elem % 16;
+  for (uint64_t count : counts) {
+    const uintptr_t hi = lo + count * elem;
+    const uint64_t spans = (count + SG_K_LINEAR_ITEM - 1) / SG_K_LINEAR_ITEM;
+    for (uint64_t local = 0; local < spans; local++) {
+      const bool inside = sg_k_span_vectors_inside(reinterpret_cast<const char *>(lo), count,
+                                                   local, elem);
+      char what[128];
+      snprintf(what, sizeof what, "%llu elements of %llu bytes at +%u, span %llu",
+               (unsigned long long)count, (unsigned long long)elem, (unsigned)(lo % 16),
+               (unsigned long long)local);
+      const bool first_bad = local == 0 && lo % 16 != 0;
+      const bool last_bad = local + 1 == spans && hi % 16 != 0;
+      ck_assert_msg(inside == (!first_bad && !last_bad), "%s: %s", what,
+                    inside ? "accepted" : "refused");
+      const uint64_t first = local * SG_K_LINEAR_ITEM;
+      const uint64_t n = count - first < SG_K_LINEAR_ITEM ? count - first : SG_K_LINEAR_ITEM;
+      for (uint64_t e = 0; inside && e + 16 <= n; e += 16) {
+        check_strip_vectors(lo + (first + e) * elem, (uint32_t)(16 * elem), lo, hi, what);
+      }
+    }
+  }
+}
+END_TEST
+
 /* _i: the master's offset from 16-byte alignment in elements (0..7) * 2 +
  * (0: BF16, 1: FP32), over shapes with unaligned rows and padding. For
  * every 128 x 128 tile: accepted, every whole strip's vectors lie inside
@@ -218,6 +275,8 @@ int main(void) {
   tcase_add_loop_test(tc, row_pieces_cover_the_span_once, 0, 16 * 129);
   tcase_add_loop_test(tc, shift16_takes_sixteen_bytes_from_two_vectors, 0, 16);
   tcase_add_loop_test(tc, tile_vectors_inside_the_master_only, 0, 16);
+  tcase_add_loop_test(tc, vectors_inside_exactly, 0, 16);
+  tcase_add_loop_test(tc, span_vectors_inside_the_master_only, 0, 16);
   suite_add_tcase(s, tc);
   return sg_run_suite(s, CK_FORK);
 }
