@@ -1,5 +1,6 @@
-/* Block scaling (DeepSeek-V3's recipe for weights): every work item is one
- * SG_K_TILE x SG_K_TILE tile of W, which is also its scaling block. The
+/* Block scaling (DeepSeek-V3's recipe for weights): a work item is one
+ * SG_K_TILE x SG_K_TILE tile of W, which is also its scaling block (a
+ * dense vector's is a span of 128 blocks: the end of this comment). The
  * block of threads loads the tile's master into registers (each thread a
  * 16-column strip of 4 rows, 32 rows apart: 64 values), merges their max |M|
  * over the block, derives the block's scale, and converts from the same

@@ -9,7 +9,8 @@
  * into a code tile, which drains to Wt (refresh_tile.cuh) once all of its
  * units are in. Edge and unaligned tiles are one unit converted straight
  * from global memory, 16 elements a thread at a time; so is a span of a
- * linear parameter, whose codes go to W and to the same bytes of Wt. */
+ * dense vector (SG_K_VEC_SPANS), whose codes go to W and to the same bytes
+ * of Wt. */
 #ifndef SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 #define SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 
@@ -30,7 +31,7 @@ enum : uint32_t {
   SG_K_CT_VEC_WT = 16u, /* the tile drains as whole vectors */
   SG_K_CT_VEC_MASTER = 32u, /* the master's rows are 16-byte aligned */
   SG_K_CT_SHIFTED = 64u,    /* they are not, and the tile's vectors lie inside the master */
-  SG_K_CT_LINEAR = 128u     /* a span of a linear parameter (sg_k_ct_span_job) */
+  SG_K_CT_LINEAR = 128u     /* a span of a dense vector (sg_k_ct_span_job) */
 };
 constexpr uint32_t SG_K_CT_END = 0xFFFFFFFFu; /* sg_k_ct_job.p: no more units */
 constexpr uint32_t SG_K_STAGE_BYTES = 16384;

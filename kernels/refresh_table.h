@@ -23,8 +23,10 @@
 /* A transpose, cast-transpose or block work item is a tile of SG_K_TILE x
  * SG_K_TILE elements of W (for block scaling also its scaling block); a cast
  * or amax work item is SG_K_CAST_ITEM consecutive elements of the owned
- * flat range. A linear parameter's transpose and cast-transpose items are
- * SG_K_LINEAR_ITEM consecutive elements instead (SG_K_VEC_LINEAR). */
+ * flat range. A dense vector's items are SG_K_LINEAR_ITEM consecutive
+ * elements instead: its transpose's where it is linear (SG_K_VEC_LINEAR),
+ * its cast-transpose's and block scaling's where its master is contiguous
+ * too (SG_K_VEC_SPANS). */
 #define SG_K_TILE 128u
 #define SG_K_CAST_ITEM 8192u
 #define SG_K_LINEAR_ITEM (SG_K_TILE * SG_K_TILE)
@@ -52,7 +54,8 @@ enum {
    * same bytes, and block scaling's blocks are 128 consecutive elements,
    * so both go in spans of SG_K_LINEAR_ITEM elements; as tiles, each item
    * converted one 128-element row or column (on the H200, 8 x [50000, 1]
-   * cast-transposed in 66-71 us as tiles, 13-14 us as spans). A block-scaled
+   * cast-transposed in 66-71 us as tiles, 13-14 us as spans; under block
+   * scaling 66 and 11 us). A block-scaled
    * one's transpose stays in tiles (each moves a grid entry). */
   SG_K_VEC_SPANS = 128u
 };

@@ -118,16 +118,16 @@ static uint32_t check_specs(const sg_fx_spec *specs, uint32_t count) {
   build_table(&c, count);
   const sg_k_desc *descs = reinterpret_cast<const sg_k_desc *>(static_cast<const char *>(g_image) +
                                                                sg_k_descs_offset());
-  uint32_t linear = 0;
+  uint32_t spans = 0;
   for (uint32_t i = 0; i < count; i++) {
-    linear += (descs[i].vec & SG_K_VEC_SPANS) != 0 ? 1u : 0u;
+    spans += (descs[i].vec & SG_K_VEC_SPANS) != 0 ? 1u : 0u;
   }
   for (launch_kind k : kKinds) {
     check_kind(&c, k, SG_K_ALL_GROUPS);
     check_kind(&c, k, static_cast<uint32_t>(sg_fx_below(&g_rng, 4)));
   }
   sg_fx_case_free(&c);
-  return linear;
+  return spans;
 }
 
 static void random_specs(sg_fx_spec *specs, uint32_t count, uint64_t max_dim) {
@@ -226,7 +226,10 @@ END_TEST
  * every format, master dtype and recipe, with the master aligned, off
  * alignment by 2 bytes (rounded up to the element: whole spans load
  * shifted, the ends element by element) and by a random multiple of the
- * element; with padded master rows the N x 1 ones are tiles instead. */
+ * element, and off so that the master ends 16-byte aligned (whole strips
+ * of the last span load shifted, a short one element by element); with
+ * padded master rows the N x 1 ones cast in tiles (their transpose stays
+ * linear). */
 START_TEST(linear_spans) {
   static const uint64_t shapes[][2] = {{1, 16384}, {1, 16385}, {16400, 1}, {1, 40000},
                                        {40000, 1}, {1, 100},   {1, 1}};
@@ -235,18 +238,42 @@ START_TEST(linear_spans) {
   const uint32_t columns = 2; /* the N x 1 shapes (1 x 1 is a row too) */
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
   for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
-    for (uint32_t variant = 0; variant < 4; variant++) {
+    for (uint32_t variant = 0; variant < 5; variant++) {
       const bool padded = variant == 3;
       for (uint32_t i = 0; i < 4 * n; i++) {
         const listed l = {recipe, 0, 0, variant == 1, false};
         listed_spec(&specs[i], shapes[i % n], i / n, l);
-        specs[i].master_misalign = padded ? 0 : kMasterMisalign[variant];
+        const uint64_t bytes = specs[i].rows * specs[i].cols *
+                               (specs[i].master_dtype == SG_K_MASTER_FP32 ? 4u : 2u);
+        specs[i].master_misalign = variant == 4  ? static_cast<uint32_t>((16u - bytes % 16u) % 16u)
+                                   : padded      ? 0
+                                                 : kMasterMisalign[variant];
         specs[i].pad_m = padded ? 1 : 0;
       }
-      const uint32_t linear = check_specs(specs, 4 * n);
-      ck_assert_uint_eq(linear, 4 * (padded ? n - columns : n));
+      const uint32_t spans = check_specs(specs, 4 * n);
+      ck_assert_uint_eq(spans, 4 * (padded ? n - columns : n));
     }
   }
+}
+END_TEST
+
+/* Block scaling: every block of the cast-transpose's grid (G blocks, items
+ * dealt round-robin) takes a tile, then a span, then a tile: G edge tiles
+ * of one parameter, a vector of G spans, G more edge tiles (edge tiles, so
+ * that none is whole and the table keeps this order). The two tiles
+ * alternate the block's code buffers by their own count, with the span's
+ * step between them; racecheck over this case is what shows a span
+ * counted as a tile. */
+START_TEST(spans_between_tiles) {
+  const uint64_t g = static_cast<uint64_t>(g_device.sm_count) *
+                     g_device.blocks_per_sm[SG_K_KERNEL_BLOCK_CAST_TRANSPOSE][SG_K_LAYOUT_NARROW];
+  const uint64_t tiles[2] = {SG_K_TILE * g, 100}, vector[2] = {1, SG_K_LINEAR_ITEM * g};
+  sg_fx_spec specs[3];
+  for (uint32_t i = 0; i < 3; i++) {
+    listed_spec(&specs[i], i == 1 ? vector : tiles, 0, listed{SG_K_RECIPE_BLOCK, 0, 0, false, false});
+    specs[i].group = 0;
+  }
+  ck_assert_uint_eq(check_specs(specs, 3), 1);
 }
 END_TEST
 
@@ -657,6 +684,7 @@ int main(void) {
   tcase_add_test(new_case(s, "edge_shapes"), edge_shapes);
   tcase_add_test(new_case(s, "linear_spans"), linear_spans);
   tcase_add_test(new_case(s, "many_spans"), many_spans);
+  tcase_add_test(new_case(s, "spans_between_tiles"), spans_between_tiles);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
