@@ -174,7 +174,10 @@ enum {
  * launches, the whole parameters in the whole instance (in `layout`) and
  * the rest in the general one (in `rest_layout`), where one launch of the
  * general instance would move every tile (a model with one odd embedding
- * ran all its weights so). 0 is always valid. */
+ * ran all its weights so). 0 is always valid. `realign`: nonzero where
+ * some selected parameter's Wt rows realign (SG_K_VEC_REALIGN); its
+ * general transpose then runs in the instance with the realigned drain.
+ * 0 is valid (those tiles drain as edge ones), nonzero too. */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
@@ -184,6 +187,7 @@ typedef struct sg_k_plan {
   uint32_t grids;
   uint32_t split;
   uint32_t rest_layout;
+  uint32_t realign;
 } sg_k_plan;
 
 /* The plan of the parameters of `group` (SG_K_ALL_GROUPS: all). O(count). */
@@ -233,6 +237,9 @@ enum {
 typedef struct sg_k_refresh_device {
   int sm_count;
   int blocks_per_sm[SG_K_KERNEL_COUNT][2]; /* [kernel][layout]; 0: no such */
+  /* [layout]: the transpose's instance with the realigned drain, whose ring
+   * is 2 KB a tile larger (sg_k_plan.realign) */
+  int realign_blocks_per_sm[2];
   int wide_fits;                           /* the wide layout's shared memory */
   int overlaps; /* compute capability >= 9.0: programmatic dependent launch */
 } sg_k_refresh_device;

@@ -2,8 +2,9 @@
  * the block-scaled casts, block scaling's grid transpose) and layout, the
  * tile kernels also in a whole-tile instance (sg_k_plan.whole: no edge or
  * unaligned code, so the GPT set's all-whole tiles run the lean loop they
- * had before the recipes and the unaligned path grew the general one), and
- * its launcher. A persistent grid (as many blocks as fit on the GPU at
+ * had before the recipes and the unaligned path grew the general one), the
+ * transpose also in a general instance with the realigned drain
+ * (sg_k_plan.realign: odd Wt rows), and its launcher. A persistent grid (as many blocks as fit on the GPU at
  * once) walks a work list of the launch's group in the device table. A
  * launch runs the kernels its plan names, one after another on the stream
  * (those on other bytes than the one before overlapping it:
@@ -31,16 +32,18 @@
  * The cast mode, the amax pass and the block kernels have one layout and
  * no dynamic shared memory (the cast's static amax slots, the block
  * kernel's code tiles). */
-template <uint32_t KERNEL, uint32_t LAYOUT>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN = false>
 struct sg_k_layout_of {
   struct Smem {};
 };
 
-template <uint32_t LAYOUT>
-struct sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT> {
+/* REALIGN: the instance with the realigned drain, whose ring holds the rows
+ * below each tile. */
+template <uint32_t LAYOUT, bool REALIGN>
+struct sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT, REALIGN> {
   using Chunk = typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE, sg_k_chunk<2, 2>,
                                           sg_k_chunk<1, 1>>::type;
-  using Smem = sg_k_transpose_ring<Chunk::K>;
+  using Smem = sg_k_transpose_ring<Chunk::K, REALIGN>;
 };
 
 /* The order a transpose instance deals its chunks in: the wide layout's
@@ -61,7 +64,7 @@ using sg_k_transpose_chunk =
                               typename sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT>::Chunk>::type;
 
 template <uint32_t LAYOUT>
-struct sg_k_layout_of<SG_K_KERNEL_CAST_TRANSPOSE, LAYOUT> {
+struct sg_k_layout_of<SG_K_KERNEL_CAST_TRANSPOSE, LAYOUT, false> {
   using Smem = sg_k_ct_ring<LAYOUT == SG_K_LAYOUT_WIDE ? SG_K_CT_WIDE_STAGES : 4u>;
 };
 
@@ -78,9 +81,10 @@ __host__ __device__ constexpr bool sg_k_has_ring(uint32_t kernel) {
 }
 
 /* Dynamic shared memory of a kernel and layout. */
-template <uint32_t KERNEL, uint32_t LAYOUT>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN = false>
 constexpr size_t sg_k_smem_bytes() {
-  return sg_k_has_ring(KERNEL) ? sizeof(typename sg_k_layout_of<KERNEL, LAYOUT>::Smem) : 0;
+  return sg_k_has_ring(KERNEL) ? sizeof(typename sg_k_layout_of<KERNEL, LAYOUT, REALIGN>::Smem)
+                               : 0;
 }
 
 /* Resident blocks per multiprocessor the register allocation must allow
@@ -88,9 +92,9 @@ constexpr size_t sg_k_smem_bytes() {
  * (228 KB a multiprocessor, 1 KB of it reserved per block), at most 4; 3 for
  * the cast mode and the amax pass, whose conversions need more registers; 2
  * for the block kernels, which hold a tile's master in registers. */
-template <uint32_t KERNEL, uint32_t LAYOUT>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN = false>
 constexpr int sg_k_min_blocks() {
-  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<KERNEL, LAYOUT>() + 1024u);
+  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<KERNEL, LAYOUT, REALIGN>() + 1024u);
   return KERNEL == SG_K_KERNEL_CAST || KERNEL == SG_K_KERNEL_AMAX ? 3
          : sg_k_has_ring(KERNEL)                                 ? static_cast<int>(kFit < 4 ? kFit : 4)
                                                                  : 2;
@@ -118,21 +122,25 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
   }
 }
 
-/* WHOLE: the whole-tile instance. part: which of the selection's
+/* WHOLE: the whole-tile instance; REALIGN: the general transpose with the
+ * realigned drain (sg_k_plan.realign: its call in the pipeline's loop cost
+ * the other launches' small tiles 2-10%). part: which of the selection's
  * parameters the transpose moves (SG_K_PART_*; the other kernels take
  * all). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
-__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>()))
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool REALIGN = false>
+__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT, REALIGN>()))
     sg_k_refresh_kernel(const char *base, uint32_t group, uint32_t part,
                         const int32_t *noop_flag) {
   static_assert(!WHOLE || sg_k_has_ring(KERNEL), "only the tile kernels have a whole instance");
+  static_assert(!REALIGN || (KERNEL == SG_K_KERNEL_TRANSPOSE && !WHOLE),
+                "only the general transpose realigns");
   constexpr uint32_t LIST = sg_k_list_of(KERNEL);
   constexpr bool kOverlaps = KERNEL == SG_K_KERNEL_TRANSPOSE || KERNEL == SG_K_KERNEL_GRID;
   if constexpr (kOverlaps) {
     sg_k_let_dependents_start();
   }
   [[maybe_unused]] typename std::conditional<kOverlaps, sg_k_wait_before_exit, int>::type waits{};
-  using Smem = typename sg_k_layout_of<KERNEL, LAYOUT>::Smem;
+  using Smem = typename sg_k_layout_of<KERNEL, LAYOUT, REALIGN>::Smem;
   extern __shared__ uint4 sg_k_dynamic_smem[];
   const sg_k_table *table = reinterpret_cast<const sg_k_table *>(base);
   /* Loaded before the flag is tested, so the two loads overlap. */
@@ -146,7 +154,7 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
                                                            sg_k_scratch_offset(capacity));
   if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
     using Chunk = sg_k_transpose_chunk<LAYOUT, WHOLE>;
-    sg_k_transpose_pipeline<Chunk, WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
+    sg_k_transpose_pipeline<Chunk, WHOLE, REALIGN>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
                                           sg_k_cursor_start<LIST, Chunk>(head, descs, group,
                                                                          part));
   } else if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
@@ -169,33 +177,33 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT>
  * largest carveout. The other kernels keep the default, which leaves L1
  * room for their loads in flight (the largest carveout cost the cast mode
  * 13% on the GPT set). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool REALIGN = false>
 static cudaError_t instance_blocks(int *per_sm) {
   cudaError_t err = cudaSuccess;
-  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<KERNEL, LAYOUT>());
+  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<KERNEL, LAYOUT, REALIGN>());
   if (sg_k_has_ring(KERNEL)) {
-    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>,
+    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err == cudaSuccess) {
-      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>,
+      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>,
                                  cudaFuncAttributePreferredSharedMemoryCarveout,
                                  cudaSharedmemCarveoutMaxShared);
     }
   }
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>, SG_K_THREADS, kSmem);
+        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>, SG_K_THREADS, kSmem);
   }
   return err;
 }
 
 /* Lowers *per_sm to the blocks of one more instance (after a failure, to 0:
  * the caller returns the error). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool REALIGN = false>
 static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
   int blocks = 0;
   if (err == cudaSuccess) {
-    err = instance_blocks<KERNEL, LAYOUT, WHOLE>(&blocks);
+    err = instance_blocks<KERNEL, LAYOUT, WHOLE, REALIGN>(&blocks);
   }
   *per_sm = blocks < *per_sm ? blocks : *per_sm;
   return err;
@@ -231,6 +239,24 @@ static cudaError_t load_kernel(int optin, sg_k_refresh_device *out) {
   return err;
 }
 
+/* The realigned transpose's entries, apart from the other instances' so
+ * that its larger ring lowers no other launch's grid (on an A100 the
+ * narrow ring would fit 2 blocks a multiprocessor instead of 3). */
+static cudaError_t load_realign(int optin, sg_k_refresh_device *out) {
+  constexpr uint32_t T = SG_K_KERNEL_TRANSPOSE;
+  int *per_sm = out->realign_blocks_per_sm;
+  cudaError_t err = instance_blocks<T, SG_K_LAYOUT_NARROW, false, true>(&per_sm[SG_K_LAYOUT_NARROW]);
+  /* as blocks_per_sm: one block where none fits */
+  per_sm[SG_K_LAYOUT_NARROW] = err == cudaSuccess && per_sm[SG_K_LAYOUT_NARROW] < 1
+                                   ? 1
+                                   : per_sm[SG_K_LAYOUT_NARROW];
+  if (err == cudaSuccess &&
+      static_cast<size_t>(optin) >= sg_k_smem_bytes<T, SG_K_LAYOUT_WIDE, true>()) {
+    err = instance_blocks<T, SG_K_LAYOUT_WIDE, false, true>(&per_sm[SG_K_LAYOUT_WIDE]);
+  }
+  return err;
+}
+
 extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
   if (out == nullptr) {
     return cudaErrorInvalidValue;
@@ -254,6 +280,7 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
    * documented only as not overlapping, so it is not asked for. */
   out->overlaps = major >= 9;
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_TRANSPOSE>(optin, out);
+  if (err == cudaSuccess) err = load_realign(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST_TRANSPOSE>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_AMAX>(optin, out);
@@ -267,38 +294,60 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
 
 /* OVERLAP: launched programmatically after the kernel before it on the
  * stream (refresh_overlap.cuh), which must touch none of its bytes. */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false, bool OVERLAP = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false, bool OVERLAP = false,
+          bool REALIGN = false>
 static cudaError_t launch_as(const void *table, uint32_t group, uint32_t part,
                              const int32_t *noop_flag, const sg_k_refresh_device *dev,
                              cudaStream_t stream) {
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &part, &noop_flag};
-  const unsigned per_sm = static_cast<unsigned>(dev->blocks_per_sm[KERNEL][LAYOUT]);
+  const unsigned per_sm = static_cast<unsigned>(REALIGN ? dev->realign_blocks_per_sm[LAYOUT]
+                                                        : dev->blocks_per_sm[KERNEL][LAYOUT]);
   cudaLaunchAttribute overlap;
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
   config.blockDim = dim3(SG_K_THREADS);
-  config.dynamicSmemBytes = sg_k_smem_bytes<KERNEL, LAYOUT>();
+  config.dynamicSmemBytes = sg_k_smem_bytes<KERNEL, LAYOUT, REALIGN>();
   config.stream = stream;
   const bool overlaps = OVERLAP && dev->overlaps != 0;
   config.attrs = overlaps ? &overlap : nullptr;
   config.numAttrs = overlaps ? 1u : 0u;
-  const void *fn = reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE>);
+  const void *fn =
+      reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>);
   return cudaLaunchKernelExC(&config, fn, args);
 }
 
 /* A tile kernel in the layout asked for where the device loaded it. */
-template <uint32_t KERNEL, bool WHOLE, bool OVERLAP = false>
+template <uint32_t KERNEL, bool WHOLE, bool OVERLAP = false, bool REALIGN = false>
 static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t part,
                                  uint32_t layout, const int32_t *noop_flag,
                                  const sg_k_refresh_device *dev, cudaStream_t stream) {
-  const bool wide = layout == SG_K_LAYOUT_WIDE && dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE] > 0;
-  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, OVERLAP>(table, group, part, noop_flag,
-                                                                    dev, stream)
-              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, OVERLAP>(table, group, part,
-                                                                      noop_flag, dev, stream);
+  const int wide_blocks = REALIGN ? dev->realign_blocks_per_sm[SG_K_LAYOUT_WIDE]
+                                  : dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE];
+  const bool wide = layout == SG_K_LAYOUT_WIDE && wide_blocks > 0;
+  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, OVERLAP, REALIGN>(table, group, part,
+                                                                             noop_flag, dev, stream)
+              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, OVERLAP, REALIGN>(
+                    table, group, part, noop_flag, dev, stream);
+}
+
+/* The general instance of a tile kernel; the transpose's with the realigned
+ * drain where the plan has tiles for it. */
+template <uint32_t KERNEL, bool OVERLAP = false>
+static cudaError_t launch_general(const void *table, uint32_t group, uint32_t part,
+                                  uint32_t layout, const sg_k_plan *plan,
+                                  const int32_t *noop_flag, const sg_k_refresh_device *dev,
+                                  cudaStream_t stream) {
+  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
+    if (plan->realign != 0) {
+      return launch_layout<KERNEL, false, OVERLAP, true>(table, group, part, layout, noop_flag,
+                                                         dev, stream);
+    }
+  }
+  return launch_layout<KERNEL, false, OVERLAP>(table, group, part, layout, noop_flag, dev,
+                                               stream);
 }
 
 /* A tile kernel as the plan says: the whole instance where every tile of
@@ -322,12 +371,12 @@ static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_pl
                                                           plan->layout, noop_flag, dev, stream);
       return err != cudaSuccess
                  ? err
-                 : launch_layout<KERNEL, false, true>(table, group, SG_K_PART_REST,
-                                                      plan->rest_layout, noop_flag, dev, stream);
+                 : launch_general<KERNEL, true>(table, group, SG_K_PART_REST, plan->rest_layout,
+                                                plan, noop_flag, dev, stream);
     }
   }
-  return launch_layout<KERNEL, false>(table, group, SG_K_PART_ALL, plan->layout, noop_flag, dev,
-                                      stream);
+  return launch_general<KERNEL>(table, group, SG_K_PART_ALL, plan->layout, plan, noop_flag, dev,
+                                stream);
 }
 
 static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t group,

@@ -10,7 +10,9 @@
  * moves block scaling's grid entries with its tiles; after the whole
  * instance a kernel of their own does (refresh_grid.cuh). A dense vector's
  * items are 16 KB spans that the general instance copies through the same
- * ring (W and Wt are the same bytes). */
+ * ring (W and Wt are the same bytes). The instance with the realigned drain
+ * (REALIGN) also loads the 16 W rows below an odd-rowed tile into its
+ * stage, which that drain reaches into. */
 #ifndef SG_KERNELS_REFRESH_PIPELINE_CUH
 #define SG_KERNELS_REFRESH_PIPELINE_CUH
 
@@ -22,10 +24,12 @@
 
 /* How a tile drains (sg_k_tile_job.drain). */
 enum : uint32_t {
-  SG_K_DRAIN_EDGE = 0,    /* an edge tile, or Wt rows 2-, 4- or 8-byte aligned */
+  SG_K_DRAIN_EDGE = 0,    /* an edge tile, or Wt rows 2-, 4- or 8-byte aligned (or odd,
+                             outside the REALIGN instance) */
   SG_K_DRAIN_VEC = 1,     /* whole vectors */
   SG_K_DRAIN_LINEAR = 2,  /* a linear parameter's span: copied, not transposed */
-  SG_K_DRAIN_REALIGN = 3  /* odd Wt rows: realigned in shared memory */
+  SG_K_DRAIN_REALIGN = 3, /* odd Wt rows: realigned in shared memory */
+  SG_K_DRAIN_REALIGN_FIRST = 4 /* the same for a tile that starts its Wt rows */
 };
 
 /* What the drain of a tile needs; rows == 0 marks no tile (a linear span:
@@ -36,15 +40,15 @@ struct sg_k_tile_job {
   uint64_t ld_wt;
   uint32_t rows, cols;
   uint32_t drain; /* SG_K_DRAIN_* */
-  uint32_t pad_;
+  uint32_t below; /* realigned: the W rows filled below the tile */
 };
 
 /* Three stages of one chunk of K tiles each (chunks of one size and any
  * order share it). */
-template <uint32_t K>
+template <uint32_t K, bool REALIGN>
 struct sg_k_transpose_ring {
   static constexpr uint32_t kStages = 3;
-  sg_k_tile_smem tile[kStages][K];
+  sg_k_ring_tile<REALIGN> tile[kStages][K];
   sg_k_tile_job job[kStages][K];
 };
 
@@ -52,7 +56,8 @@ struct sg_k_transpose_ring {
  * whose W and Wt start 16-byte aligned): up to SG_K_LINEAR_ITEM bytes of
  * W, in order, into sh's slots (no swizzle: the drain reads them in the
  * same order), by cp.async, the last span's ragged bytes one a thread. */
-__device__ __forceinline__ void sg_k_linear_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
+template <uint32_t ROWS>
+__device__ __forceinline__ void sg_k_linear_issue(sg_k_tile_rows<ROWS> &sh, sg_k_tile_job &job,
                                                   const sg_k_view &v, uint64_t local) {
   const uint64_t at = local * SG_K_LINEAR_ITEM;
   const uint32_t bytes = sg_k_linear_bytes(v.rows, v.cols, local);
@@ -74,7 +79,8 @@ __device__ __forceinline__ void sg_k_linear_issue(sg_k_tile_smem &sh, sg_k_tile_
 }
 
 /* Writes a linear span to Wt, in order. */
-__device__ __forceinline__ void sg_k_linear_drain(const sg_k_tile_smem &sh,
+template <uint32_t ROWS>
+__device__ __forceinline__ void sg_k_linear_drain(const sg_k_tile_rows<ROWS> &sh,
                                                   const sg_k_tile_job &job) {
   for (uint32_t g = threadIdx.x; 16u * g + 16u <= job.rows; g += SG_K_THREADS) {
     sg_k_store_bytes16(job.wt + 16u * g, sh.chunk[g]);
@@ -85,14 +91,37 @@ __device__ __forceinline__ void sg_k_linear_drain(const sg_k_tile_smem &sh,
   }
 }
 
+/* How an edge or unaligned tile of v at r0 with `rows` W rows drains;
+ * REALIGN: the instance has the realigned drain (else such a tile drains as
+ * an edge one, its bytes the same). */
+template <bool REALIGN>
+__device__ __forceinline__ uint32_t sg_k_drain_of(const sg_k_view &v, uint64_t r0,
+                                                  uint32_t rows) {
+  return REALIGN && (v.vec & SG_K_VEC_REALIGN) != 0
+             ? (r0 == 0 ? SG_K_DRAIN_REALIGN_FIRST : SG_K_DRAIN_REALIGN)
+         : (v.vec & SG_K_VEC_WT) != 0 && rows % 16u == 0 ? SG_K_DRAIN_VEC
+                                                               : SG_K_DRAIN_EDGE;
+}
+
+/* The W rows below a tile of v at r0 with `rows` rows that a realigned
+ * drain reads, 0 for the other drains. */
+template <bool REALIGN>
+__device__ __forceinline__ uint32_t sg_k_rows_below(const sg_k_view &v, uint64_t r0,
+                                                    uint32_t rows) {
+  return REALIGN && (v.vec & SG_K_VEC_REALIGN) != 0
+             ? static_cast<uint32_t>(min(v.rows - r0 - rows, uint64_t{SG_K_BELOW}))
+             : 0u;
+}
+
 /* Starts loading tile `local` of v into sh and records its job. Whole
  * aligned rows go by cp.async (the caller waits for them); edge and
  * unaligned tiles by cp.async where their rows are 4-byte aligned, else
  * gathered here as aligned words (sg_k_tile_fill_any). WHOLE: the launch's
  * plan says every tile is a whole aligned one (sg_k_plan.whole), and this
- * instance has no other path. */
-template <class Chunk, bool WHOLE>
-__device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_tile_job &job,
+ * instance has no other path; REALIGN: it has the realigned drain
+ * (sg_k_plan.realign), whose tiles' fill takes the rows below them too. */
+template <class Chunk, bool WHOLE, bool REALIGN>
+__device__ __forceinline__ void sg_k_transpose_issue(sg_k_ring_tile<REALIGN> &sh, sg_k_tile_job &job,
                                                      const sg_k_view &v, uint64_t local) {
   if (!WHOLE && (v.vec & SG_K_VEC_LINEAR) != 0) {
     sg_k_linear_issue(sh, job, v, local);
@@ -104,30 +133,23 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_tile_smem &sh, sg_k_ti
   const uint32_t cols = static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE}));
   const uint8_t *src = v.w + r0 * v.ld_w + c0;
   const uint64_t ld_w = v.ld_w;
-  if (WHOLE || (cols == SG_K_TILE && (v.vec & SG_K_VEC_W) != 0)) {
+  /* a realigned tile's Wt rows end in the next tile's first bytes, whose W
+   * rows the general fill loads too */
+  constexpr uint32_t kCopied = REALIGN ? SG_K_VEC_W | SG_K_VEC_REALIGN : SG_K_VEC_W;
+  if (WHOLE || (cols == SG_K_TILE && (v.vec & kCopied) == SG_K_VEC_W)) {
     const uint32_t q = threadIdx.x & 7u;
     const uint32_t n = WHOLE ? SG_K_TILE : rows;
     for (uint32_t row = threadIdx.x >> 3; row < n; row += SG_K_THREADS / 8) {
       sg_k_cp_async16(&sh.chunk[sg_k_slot(row, q)], src + row * ld_w + 16u * q);
     }
   } else if constexpr (!WHOLE) {
-    sg_k_tile_fill_any(sh, src, ld_w, rows, cols, sg_k_async_unit(v.w, ld_w), v.w,
-                       v.w + (v.rows - 1) * ld_w + v.cols);
+    sg_k_tile_fill_any(sh, src, ld_w, rows + sg_k_rows_below<REALIGN>(v, r0, rows), cols,
+                       sg_k_async_unit(v.w, ld_w), v.w, v.w + (v.rows - 1) * ld_w + v.cols);
   }
-  /* Realigned where Wt rows are odd and at least 4096 bytes long only. On
-   * the H200, realigning every odd row took GPT-2's [50257, 768] from 30.5%
-   * to 39.3% of the copy but 4 x [513, 257] (rows of 513 bytes, each a few
-   * vectors long) from 57.2% to 46.9% and the mixed set from 64.5% to
-   * 58.1%; with the bound, [50257, 768] runs at 39.7%, the embeddings set
-   * at 74.1% (was 71.3%), [513, 257] and the mixed set as before. Rows
-   * only 2-, 4- or 8-byte aligned store whole words already. */
   if (threadIdx.x == 0) {
-    const bool aligned = WHOLE || (v.vec & SG_K_VEC_WT) != 0;
-    const bool odd = ((reinterpret_cast<uintptr_t>(v.wt) | v.ld_wt) & 1u) != 0 && v.rows >= 4096;
-    const uint32_t drain = !aligned && odd              ? SG_K_DRAIN_REALIGN
-                           : aligned && rows % 16u == 0 ? SG_K_DRAIN_VEC
-                                                        : SG_K_DRAIN_EDGE;
-    job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols, drain, 0};
+    job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols,
+                        WHOLE ? SG_K_DRAIN_VEC : sg_k_drain_of<REALIGN>(v, r0, rows),
+                        sg_k_rows_below<REALIGN>(v, r0, rows)};
   }
 }
 
@@ -150,16 +172,18 @@ __device__ __forceinline__ void sg_k_transpose_grid(const sg_k_desc &d, const sg
  * tile t's, after every tile's rows are on their way): with the grid
  * kernel after it instead, block scaling's many-small set took 5 us more
  * (one launch) and the narrow instance spilled. */
-template <class Chunk, bool WHOLE>
+template <class Chunk, bool WHOLE, bool REALIGN>
 __device__ __forceinline__ void sg_k_transpose_issue_chunk(
-    sg_k_transpose_ring<Chunk::K> &ring, uint32_t s, sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur) {
+    sg_k_transpose_ring<Chunk::K, REALIGN> &ring, uint32_t s,
+    sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> &cur) {
   static_assert(Chunk::K <= SG_K_THREADS / 32, "a warp per tile of a chunk moves its grid entry");
   uint32_t items = 0;
 #pragma unroll
   for (uint32_t t = 0; t < Chunk::K; t++) {
     if (sg_k_cursor_item(cur, t)) {
       const uint64_t local = cur.j + t - cur.view[t].first;
-      sg_k_transpose_issue<Chunk, WHOLE>(ring.tile[s][t], ring.job[s][t], cur.view[t], local);
+      sg_k_transpose_issue<Chunk, WHOLE, REALIGN>(ring.tile[s][t], ring.job[s][t], cur.view[t],
+                                                  local);
       items |= 1u << t;
     } else if (threadIdx.x == 0) {
       ring.job[s][t] = sg_k_tile_job{nullptr, 0, 0, 0, 0, 0};
@@ -177,15 +201,26 @@ __device__ __forceinline__ void sg_k_transpose_issue_chunk(
   sg_k_cursor_advance(cur);
 }
 
-template <bool WHOLE>
-__device__ __forceinline__ void sg_k_transpose_drain(sg_k_tile_smem &sh,
+/* The realigned drain of a tile, as a call: its registers stay out of the
+ * pipeline's loop (on the H200, [50257, 768] in 50.5 us as this call, 58
+ * us with the drain itself a call taking the job's fields). */
+static __device__ __noinline__ void sg_k_drain_realigned(sg_k_ring_tile<true> &sh,
+                                                         const sg_k_tile_job &job) {
+  sg_k_tile_drain_realigned(sh, job.wt, job.ld_wt, job.cols, job.rows + job.below,
+                            job.drain == SG_K_DRAIN_REALIGN_FIRST);
+}
+
+template <bool WHOLE, bool REALIGN>
+__device__ __forceinline__ void sg_k_transpose_drain(sg_k_ring_tile<REALIGN> &sh,
                                                      const sg_k_tile_job &job) {
   if (job.drain == SG_K_DRAIN_VEC) {
     sg_k_tile_drain<true>(sh, job.wt, job.ld_wt, job.rows, job.cols);
   } else if (!WHOLE && job.drain == SG_K_DRAIN_LINEAR) {
     sg_k_linear_drain(sh, job);
-  } else if (!WHOLE && job.drain == SG_K_DRAIN_REALIGN) {
-    sg_k_tile_drain_realigned(sh, job.wt, job.ld_wt, job.rows, job.cols);
+  } else if (REALIGN && job.drain >= SG_K_DRAIN_REALIGN) {
+    if constexpr (REALIGN) {
+      sg_k_drain_realigned(sh, job);
+    }
   } else if (!WHOLE && job.rows != 0) {
     sg_k_tile_drain<false>(sh, job.wt, job.ld_wt, job.rows, job.cols);
   }
@@ -197,13 +232,14 @@ __device__ __forceinline__ void sg_k_transpose_drain(sg_k_tile_smem &sh,
  * cp.async group (empty near the end), so "all but the newest group done"
  * means chunk k. Jobs are the same for all threads, so all leave the loop
  * together. */
-template <class Chunk, bool WHOLE>
-__device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chunk::K> &ring,
+template <class Chunk, bool WHOLE, bool REALIGN>
+__device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chunk::K, REALIGN> &ring,
                                                         sg_k_cursor<SG_K_MODE_TRANSPOSE, Chunk> cur) {
-  constexpr uint32_t S = sg_k_transpose_ring<Chunk::K>::kStages;
+  static_assert(!(WHOLE && REALIGN), "whole tiles are aligned");
+  constexpr uint32_t S = sg_k_transpose_ring<Chunk::K, REALIGN>::kStages;
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {
-    sg_k_transpose_issue_chunk<Chunk, WHOLE>(ring, k, cur);
+    sg_k_transpose_issue_chunk<Chunk, WHOLE, REALIGN>(ring, k, cur);
     sg_k_cp_async_commit();
   }
 #pragma unroll 1
@@ -216,9 +252,9 @@ __device__ __forceinline__ void sg_k_transpose_pipeline(sg_k_transpose_ring<Chun
     }
 #pragma unroll
     for (uint32_t t = 0; t < Chunk::K; t++) {
-      sg_k_transpose_drain<WHOLE>(ring.tile[now][t], ring.job[now][t]);
+      sg_k_transpose_drain<WHOLE, REALIGN>(ring.tile[now][t], ring.job[now][t]);
     }
-    sg_k_transpose_issue_chunk<Chunk, WHOLE>(ring, (k + S - 1) % S, cur);
+    sg_k_transpose_issue_chunk<Chunk, WHOLE, REALIGN>(ring, (k + S - 1) % S, cur);
     sg_k_cp_async_commit();
   }
 }

@@ -29,7 +29,7 @@ typedef struct plan_sums {
 static void sums_start(plan_sums *s) {
   *s = (plan_sums){0};
   s->plan = (sg_k_plan){SG_K_LAYOUT_NARROW, 0, 0, UINT32_MAX, kTileLists, 0, 0,
-                        SG_K_LAYOUT_NARROW};
+                        SG_K_LAYOUT_NARROW, 0};
 }
 
 /* Adds parameter p, index `index` in the caller's array; indices come in
@@ -52,6 +52,7 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
   }
   s->plan.whole &= whole;
   s->plan.grids |= sg_k_grid_lists(p);
+  s->plan.realign |= sg_k_realigned(p) ? 1u : 0u;
   s->plan.params++;
   if (p->master_dtype == SG_K_MASTER_NONE && s->plan.first_without_master == UINT32_MAX) {
     s->plan.first_without_master = index;

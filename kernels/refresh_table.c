@@ -89,6 +89,10 @@ bool sg_k_spans(const sg_k_param *p) {
          (p->rows == 1 || p->ld_master == 1);
 }
 
+bool sg_k_realigned(const sg_k_param *p) {
+  return !sg_k_linear(p) && (((uintptr_t)p->wt | p->ld_wt) & 1u) != 0 && p->rows >= 4096;
+}
+
 /* A parameter without items in a list (no master, or block scaling, for
  * the cast-transpose) is whole there: it adds no tile. */
 uint32_t sg_k_whole_lists(const sg_k_param *p) {
@@ -121,6 +125,7 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
            ((p->recipe_flags & SG_K_POW2_SCALES) != 0 ? SG_K_VEC_POW2 : 0u) |
            (sg_k_linear(p) ? SG_K_VEC_LINEAR : 0u) |
            (sg_k_spans(p) ? SG_K_VEC_SPANS : 0u) |
+           (sg_k_realigned(p) ? SG_K_VEC_REALIGN : 0u) |
            ((sg_k_whole_lists(p) & (1u << SG_K_LIST_TRANSPOSE)) != 0 ? SG_K_VEC_WHOLE_T : 0u);
 }
 

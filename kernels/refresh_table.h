@@ -57,7 +57,16 @@ enum {
    * cast-transposed in 66-71 us as tiles, 13-14 us as spans; under block
    * scaling 66 and 11 us). A block-scaled
    * one's transpose stays in tiles (each moves a grid entry). */
-  SG_K_VEC_SPANS = 128u
+  SG_K_VEC_SPANS = 128u,
+  /* Wt's rows are odd (an odd address or pitch) and at least 4096 bytes
+   * long, and the transpose takes tiles: it realigns them in shared memory
+   * and stores each row's share of a tile as aligned vectors, reaching into
+   * the rows below the tile (refresh_tile.cuh), in a kernel instance of its
+   * own (sg_k_plan.realign). Only long rows: realigning the 513-byte rows of
+   * [513, 257] (a few vectors each) cost them 6-10 points of the copy and
+   * the mixed set 5 on the H200; rows 2-, 4- or 8-byte aligned store
+   * whole words already (realigned, [3000, 1000] lost 20 points). */
+  SG_K_VEC_REALIGN = 256u
 };
 
 /* Which of a selection's parameters a transpose launch moves: all, those
@@ -136,6 +145,8 @@ static inline bool sg_k_rows_aligned16(const void *base, uint64_t ld, uint64_t e
 uint64_t sg_k_tiles_of(const sg_k_param *p);
 bool sg_k_linear(const sg_k_param *p);
 bool sg_k_spans(const sg_k_param *p);
+/* Whether the transpose realigns its Wt rows (SG_K_VEC_REALIGN). */
+bool sg_k_realigned(const sg_k_param *p);
 void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]);
 
 /* Whether a parameter's tiles suit the wide layout, and the layout for a

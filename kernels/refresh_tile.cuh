@@ -12,8 +12,9 @@
  * Edge tiles and unaligned parameters gather and scatter 16 bytes a thread
  * at the widest alignment they have (aligned words with predicated ends at
  * worst: refresh_unaligned.cuh), through the same slots and the same
- * register transpose; the transpose mode realigns unaligned Wt rows in
- * shared memory first, so that only their ends are not whole vectors. */
+ * register transpose; the transpose mode realigns odd Wt rows of 4096
+ * bytes or more in shared memory first (in a kernel instance of its own),
+ * so that only the rows' ends are not whole vectors. */
 #ifndef SG_KERNELS_REFRESH_TILE_CUH
 #define SG_KERNELS_REFRESH_TILE_CUH
 
@@ -28,9 +29,16 @@
 static_assert(SG_K_TILE == 128 && SG_K_THREADS == 256,
               "the fill and drain thread maps assume 128x128 tiles, 256 threads");
 
-struct sg_k_tile_smem {
-  uint4 chunk[SG_K_TILE * SG_K_TILE / 16];
+/* A tile's slots: ROWS rows of 8 16-byte chunks; a transpose ring's in the
+ * instance with the realigned drain (REALIGN) with the SG_K_BELOW rows
+ * under the tile that the drain reaches into. */
+template <uint32_t ROWS>
+struct sg_k_tile_rows {
+  uint4 chunk[ROWS * SG_K_TILE / 16];
 };
+using sg_k_tile_smem = sg_k_tile_rows<SG_K_TILE>;
+template <bool REALIGN>
+using sg_k_ring_tile = sg_k_tile_rows<SG_K_TILE + (REALIGN ? SG_K_BELOW : 0u)>;
 
 __device__ __forceinline__ uint32_t sg_k_slot(uint32_t row, uint32_t q) {
   return row * 8u + (q ^ ((row >> 4) & 7u));
@@ -108,12 +116,14 @@ __device__ __forceinline__ uint32_t sg_k_async_unit(const uint8_t *base, uint64_
  * chunk of rows aligned to `unit` (sg_k_async_unit) goes by cp.async in
  * pieces of that size, with the tile's group; the rest (chunks cut by the
  * edge, rows 2-byte aligned or odd) is gathered now (sg_k_load16_any).
- * rows and cols are the tile's extent inside W (1 .. SG_K_TILE); slots past
- * it stay stale, and the drain never emits them. Gathered rows wait for
+ * rows (1 .. ROWS: a realigned tile's count takes in the rows below it)
+ * and cols (1 .. SG_K_TILE) are the extent to fill; slots past it stay
+ * stale, and the drain never emits them. Gathered rows wait for
  * their loads one after another, which held [3000, 1000] (8-byte aligned
  * rows) to half of the copy; loading a thread's four rows before storing
  * any spilled registers in the narrow transpose. */
-__device__ __forceinline__ void sg_k_tile_fill_any(sg_k_tile_smem &sh, const uint8_t *src,
+template <uint32_t ROWS>
+__device__ __forceinline__ void sg_k_tile_fill_any(sg_k_tile_rows<ROWS> &sh, const uint8_t *src,
                                                    uint64_t ld, uint32_t rows, uint32_t cols,
                                                    uint32_t unit, const uint8_t *lo,
                                                    const uint8_t *hi) {
@@ -166,7 +176,8 @@ __device__ __forceinline__ uint32_t sg_k_drain_col() {
 /* The thread's 16 x 4 block of the tile as 16 words, transposed in
  * registers with byte permutes: o[t][k] holds bytes 4t .. 4t+3 of Wt row
  * c + k's 16 bytes. */
-__device__ __forceinline__ void sg_k_tile_transpose16x4(const sg_k_tile_smem &sh, uint32_t r,
+template <uint32_t ROWS>
+__device__ __forceinline__ void sg_k_tile_transpose16x4(const sg_k_tile_rows<ROWS> &sh, uint32_t r,
                                                         uint32_t o[4][4]) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t warp = threadIdx.x >> 5;
@@ -192,8 +203,8 @@ __device__ __forceinline__ void sg_k_tile_transpose16x4(const sg_k_tile_smem &sh
  * stale and never written. (Picking the bytes out of shared memory one by
  * one instead made these tiles' drain eight times the instructions of a
  * whole one.) */
-template <bool VEC>
-__device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_t *wt,
+template <bool VEC, uint32_t ROWS>
+__device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_rows<ROWS> &sh, uint8_t *wt,
                                                 uint64_t ld_wt, uint32_t rows, uint32_t cols) {
   const uint32_t r = sg_k_drain_row();
   const uint32_t c = sg_k_drain_col();
@@ -218,28 +229,14 @@ __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_smem &sh, uint8_
   }
 }
 
-/* The same for Wt rows that are not 16-byte aligned, without a store per
- * 16 bytes of each (on [50257, 768], whose Wt rows start at every
- * address, those single-byte and word stores used 4.7 of the 32 bytes of
- * an L2 sector and held the transpose to 30% of the copy). Warp w reads
- * chunk w of every W row, W columns 16w .. 16w + 15, which are its Wt rows
- * 16w + m; so it puts the transposed pieces back into those same slots,
- * piece p of row m in the slot of W row 16p + m (a quarter-warp's 8
- * pieces of a row in 8 distinct bank groups), and then 8 lanes a row
- * store the row's aligned vectors whole, each shifted out of two of its
- * pieces, and its two ends as words and bytes (sg_k_row_pieces). No other
- * warp touches these slots, so warp barriers suffice. Not inlined: the 16
- * words held across the first, inlined next to the pipeline's cursor,
- * spilled 168 bytes in the narrow instance (64 registers) on every path;
- * as a call, only this path saves registers. */
-static __device__ __noinline__ void sg_k_tile_drain_realigned(sg_k_tile_smem &sh, uint8_t *wt,
-                                                              uint64_t ld_wt, uint32_t rows,
-                                                              uint32_t cols) {
-  const uint32_t lane = threadIdx.x & 31u;
+/* The realigned drain's pieces of the 16 rows from W row r, where `mine`
+ * (the thread's drain block): read as words, transposed, and put back as
+ * piece r / 16 of each of the thread's Wt rows m, in the slot of W row r +
+ * m (chunk w of every row is warp w's alone). */
+__device__ __forceinline__ void sg_k_realign_pieces(sg_k_ring_tile<true> &sh, uint32_t r,
+                                                    bool mine, uint32_t cols) {
   const uint32_t warp = threadIdx.x >> 5;
-  const uint32_t r = sg_k_drain_row();
   const uint32_t c = sg_k_drain_col();
-  const bool mine = r < rows && c < cols;
   uint32_t o[4][4];
   if (mine) {
     sg_k_tile_transpose16x4(sh, r, o);
@@ -254,10 +251,39 @@ static __device__ __noinline__ void sg_k_tile_drain_realigned(sg_k_tile_smem &sh
       }
     }
   }
+}
+
+/* sg_k_tile_drain for odd Wt rows (in the instance with the realigned
+ * drain only), without a store per
+ * 16 bytes of each (on [50257, 768], whose Wt rows start at every
+ * address, those single-byte and word stores used 4.7 of the 32 bytes of
+ * an L2 sector and held the transpose to 30% of the copy). Warp w reads
+ * chunk w of every W row, W columns 16w .. 16w + 15, which are its Wt rows
+ * 16w + m; so it puts the transposed pieces back into those same slots,
+ * piece p of row m in the slot of W row 16p + m (a quarter-warp's 8
+ * pieces of a row in 8 distinct bank groups), piece 8 from the rows below
+ * the tile (read by the lanes whose drain row is 0, lane & 7 == 0), and then 8
+ * lanes a row store the row's aligned vectors whole, each shifted out of
+ * two of its pieces (sg_k_row_pieces: the tile's share of the row, so
+ * that only the row's two ends are words and bytes). filled: the W rows
+ * filled, the tile's and those below it; first: the tile starts its Wt
+ * rows. No other warp touches these slots, so warp barriers
+ * suffice. Called through a function of its own (sg_k_drain_realigned):
+ * inlined next to the pipeline's cursor, it spilled 168 bytes in the
+ * narrow instance (64 registers) on every path; as a call, only this path
+ * saves registers. */
+__device__ __forceinline__ void sg_k_tile_drain_realigned(sg_k_ring_tile<true> &sh, uint8_t *wt,
+                                                          uint64_t ld_wt, uint32_t cols,
+                                                          uint32_t filled, bool first) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t warp = threadIdx.x >> 5;
+  const uint32_t c = sg_k_drain_col();
+  sg_k_realign_pieces(sh, sg_k_drain_row(), sg_k_drain_row() < filled && c < cols, cols);
+  sg_k_realign_pieces(sh, SG_K_TILE, (lane & 7u) == 0 && filled > SG_K_TILE && c < cols, cols);
   __syncwarp();
   for (uint32_t m = lane >> 3; m < 16u && 16u * warp + m < cols; m += 4u) {
     uint8_t *dst = wt + (16u * warp + m) * ld_wt;
-    sg_k_row_pieces(reinterpret_cast<uintptr_t>(dst), rows, lane & 7u,
+    sg_k_row_pieces(reinterpret_cast<uintptr_t>(dst), filled, first, lane & 7u,
                     [&](uint32_t at, uint32_t len) {
                       const uint32_t p = at / 16u;
                       const uint32_t shift = at & 15u;

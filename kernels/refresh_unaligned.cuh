@@ -121,32 +121,35 @@ SG_K_UNROLL
   }
 }
 
-/* How 8 lanes store a row's span [d, d + n) (n <= 128 bytes, d any
- * address) from an aligned copy of its bytes: lane q the q-th whole
- * 16-byte aligned vector inside the span (lanes 0..6; lane 7 too when the
- * span is eight of them), and lane 7 also the bytes before the first
- * aligned address and those after the last vector (each under 16). So a
- * row at an odd address costs 7 vector stores and two short pieces, where
- * a scatter per 16 bytes costs 8 x (3 words and 2-4 single bytes). Calls
+/* W rows below a realigned transpose tile that its fill loads too: each
+ * Wt row's last vector reaches up to 15 bytes into the next tile. */
+#define SG_K_BELOW 16u
+
+/* How 8 lanes store one tile's share of an unaligned Wt row from an
+ * aligned copy of its bytes. The row's bytes from the tile's first, [d, d +
+ * n) (n <= SG_K_TILE + SG_K_BELOW: the tile's own and the first of the next
+ * tile's, which the fill loads too), belong to the tile from its first
+ * 16-byte aligned address on, 128 of them (head .. head + 127), and from 0
+ * where the tile is the row's first (`first`); the tile before stores the
+ * bytes before that address. So every piece but the row's two ends is an
+ * aligned vector: lane q the one at head + 16q, cut at n, and lane 0 also
+ * the head where first. (Cutting each tile's 128 bytes at their own ends
+ * cost every tile two short pieces a row, words and single bytes: on [50257,
+ * 768] 16 L2 sectors written for the 4 of every 128 bytes.) Calls
  * piece(at, len) for each of lane q's pieces (0 to 2; `at` is the byte
- * offset in the span); a callback rather than an array, which a loop over
- * a variable count would put in local memory. */
+ * offset from d); a callback rather than an array, which a loop over a
+ * variable count would put in local memory. */
 SG_K_ANY_IO
 template <class Piece>
-SG_K_HOST_DEVICE inline void sg_k_row_pieces(uintptr_t d, uint32_t n, uint32_t q,
+SG_K_HOST_DEVICE inline void sg_k_row_pieces(uintptr_t d, uint32_t n, bool first, uint32_t q,
                                              const Piece &piece) {
-  const uint32_t to_aligned = static_cast<uint32_t>(16u - (d & 15u)) & 15u;
-  const uint32_t head = to_aligned < n ? to_aligned : n;
-  const uint32_t vectors = (n - head) / 16u;
-  const uint32_t tail = n - head - 16u * vectors;
-  if (q < vectors) {
-    piece(head + 16u * q, 16u);
+  const uint32_t head = static_cast<uint32_t>(16u - (d & 15u)) & 15u;
+  const uint32_t at = head + 16u * q;
+  if (at < n) {
+    piece(at, n - at < 16u ? n - at : 16u);
   }
-  if (q == 7u && head > 0) {
-    piece(0u, head);
-  }
-  if (q == 7u && tail > 0) {
-    piece(head + 16u * vectors, tail);
+  if (q == 0 && first && head > 0 && n > 0) {
+    piece(0u, head < n ? head : n);
   }
 }
 

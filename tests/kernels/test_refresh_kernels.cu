@@ -197,11 +197,17 @@ START_TEST(edge_shapes) {
    * cast-transpose), the last
    * ragged, where aligned and unpadded; tiles otherwise. 200 x 264: W
    * rows 8 bytes off 16-byte alignment (filled by 8-byte copies). 4097 x
-   * 200: Wt rows of 4097 bytes, odd and long (realigned in shared memory). */
-  static const uint64_t shapes[][2] = {{1, 1},     {1, 1000}, {1000, 1},  {128, 128},
-                                       {127, 129}, {129, 127}, {64, 128}, {16, 16},
-                                       {17, 300},  {256, 3},   {257, 383}, {256, 256},
-                                       {1, 40000}, {40000, 1}, {200, 264}, {4097, 200}};
+   * 200 and 4239 x 24 (Wt rows of 4097 and 4239 bytes) and 4116 x 40
+   * (padded, 4119): odd and long Wt rows (realigned in shared memory),
+   * whose last tile of 1, 15 or 20 W rows is shorter than some rows' head
+   * and longer than others'; 4097 x 256 the same with W's rows 16-byte
+   * aligned (GPT-2's embedding: its tiles fill by the aligned copy, the
+   * rows below them too). */
+  static const uint64_t shapes[][2] = {
+      {1, 1},     {1, 1000},  {1000, 1}, {128, 128},  {127, 129},  {129, 127},
+      {64, 128},  {16, 16},   {17, 300}, {256, 3},    {257, 383},  {256, 256},
+      {1, 40000}, {40000, 1}, {200, 264}, {4097, 200}, {4116, 40}, {4239, 24},
+      {4097, 256}};
   static const uint32_t kMisalign[3] = {0, 1, 8};
   static const uint64_t kPad[3] = {0, 3, 8};
   const uint32_t n = sizeof shapes / sizeof shapes[0];

@@ -3,7 +3,8 @@
  * parameter without a master, in which tile lists every tile is whole
  * and in which some carry block grids, when a transpose splits into its
  * whole parameters and the rest, every group's plan equal to the plan of
- * that group alone, the search, and the kernels each mode runs in order. */
+ * that group alone, the search, the kernels each mode runs in order, and
+ * where a transpose realigns Wt rows. */
 #include <check.h>
 #include <string.h>
 
@@ -226,12 +227,34 @@ START_TEST(group_plans_equal_single_plans) {
 }
 END_TEST
 
+/* realign: set by a parameter whose Wt rows are odd (an odd address or
+ * pitch) and at least 4096 bytes long, in any recipe; not by even or short
+ * rows, nor by a dense vector (its transpose is a copy). */
+START_TEST(realign_where_wt_rows_are_odd_and_long) {
+  const sg_k_param odd = shaped(SG_K_RECIPE_DELAYED, 4097, 200);
+  sg_k_param shifted = shaped(SG_K_RECIPE_BLOCK, 4096, 200);
+  shifted.wt = (uint8_t *)(uintptr_t)0x200001;
+  const sg_k_param even = shaped(SG_K_RECIPE_DELAYED, 4098, 200);
+  const sg_k_param shorter = shaped(SG_K_RECIPE_DELAYED, 4095, 200);
+  sg_k_param vector = shaped(SG_K_RECIPE_DELAYED, 5001, 1);
+  vector.ld_w = vector.ld_master = 1;
+  ck_assert_uint_ne(sg_k_refresh_plan(&odd, 1, SG_K_ALL_GROUPS).realign, 0);
+  ck_assert_uint_ne(sg_k_refresh_plan(&shifted, 1, SG_K_ALL_GROUPS).realign, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(&even, 1, SG_K_ALL_GROUPS).realign, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(&shorter, 1, SG_K_ALL_GROUPS).realign, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(&vector, 1, SG_K_ALL_GROUPS).realign, 0);
+  const sg_k_param mixed[3] = {even, odd, shorter};
+  ck_assert_uint_ne(sg_k_refresh_plan(mixed, 3, SG_K_ALL_GROUPS).realign, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(mixed, 1, SG_K_ALL_GROUPS).realign, 0);
+}
+END_TEST
+
 /* The amax pass comes before the cast that reads its scales; the block
  * kernels match the mode; a transpose is one kernel, followed by the grid
  * transpose where some selected tile carries a grid entry and the whole
  * instance (which has no grid code) moves tiles: whole or split. */
 START_TEST(kernels_in_order) {
-  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0, 0, SG_K_LAYOUT_NARROW};
+  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0, 0, SG_K_LAYOUT_NARROW, 0};
   uint32_t k[3];
   plan.lists = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_CAST) |
                LIST(SG_K_LIST_CAST_TRANSPOSE) | LIST(SG_K_LIST_AMAX) | LIST(SG_K_LIST_BLOCK);
@@ -279,6 +302,7 @@ int main(void) {
   tcase_add_test(tc, split_whole_from_the_rest);
   tcase_add_loop_test(tc, group_plans_equal_single_plans, 0, 20);
   tcase_add_test(tc, kernels_in_order);
+  tcase_add_test(tc, realign_where_wt_rows_are_odd_and_long);
   suite_add_tcase(s, tc);
   return sg_run_suite(s, CK_FORK);
 }

@@ -263,6 +263,34 @@ START_TEST(cast_view_and_alignment) {
 }
 END_TEST
 
+/* SG_K_VEC_REALIGN: Wt rows odd (address or pitch) and at least 4096 bytes
+ * long, tiles in the transpose; not even or shorter rows, nor a dense
+ * vector's (a copy). */
+START_TEST(odd_long_wt_rows_realign) {
+  sg_k_param p[5] = {valid_param(0), valid_param(0), valid_param(0), valid_param(0),
+                     valid_param(0)};
+  for (uint32_t i = 0; i < 5; i++) {
+    p[i].rows = i == 1 ? 4095 : 4097;
+    p[i].ld_wt = p[i].rows;
+    p[i].master = NULL;
+    p[i].master_dtype = SG_K_MASTER_NONE;
+  }
+  p[2].ld_wt = 4098;                           /* even pitch, aligned base */
+  p[3].wt = (uint8_t *)(uintptr_t)0x200001;    /* odd base, even pitch */
+  p[3].ld_wt = 4098;
+  p[4].cols = p[4].ld_w = 1;                   /* N x 1: W and Wt one run */
+  void *image = new_image();
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 5), cudaSuccess);
+  const sg_k_desc *d = descs_of(image);
+  static const int kWant[5] = {1, 0, 0, 1, 0};
+  for (uint32_t i = 0; i < 5; i++) {
+    ck_assert_msg(((d[i].vec & SG_K_VEC_REALIGN) != 0) == kWant[i], "param %u: vec 0x%x", i,
+                  d[i].vec);
+  }
+  free(image);
+}
+END_TEST
+
 /* A dense vector's transpose is a copy of SG_K_LINEAR_ITEM-byte spans
  * (W and Wt the same bytes): 1 x N with Wt's rows 1 apart, N x 1 with W's,
  * both 16-byte aligned, not block-scaled (its transpose moves a grid entry
@@ -394,6 +422,7 @@ int main(void) {
   tcase_add_test(tc, whole_transposes_first_in_their_group);
   tcase_add_test(tc, cast_view_and_alignment);
   tcase_add_test(tc, dense_vectors_transpose_in_linear_spans);
+  tcase_add_test(tc, odd_long_wt_rows_realign);
   suite_add_tcase(s, tc);
   return sg_run_suite(s, CK_FORK);
 }

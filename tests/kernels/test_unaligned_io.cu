@@ -104,37 +104,47 @@ START_TEST(funnel_picks_bytes) {
 }
 END_TEST
 
-/* _i: the row's address mod 16 (0..15) * 129 + its length (0..128): the
- * 8 lanes' pieces cover the span exactly once, every 16-byte piece is
- * aligned, every shorter one sits at an end of the span, and no lane has
- * more than two. */
-START_TEST(row_pieces_cover_the_span_once) {
-  const uint32_t offset = _i / 129, n = _i % 129;
+/* _i: a Wt row's address mod 16 (0..15) * 400 + its length (1..400):
+ * the tiles along it (one every 128 bytes, each given the bytes to the
+ * row's end or its own and SG_K_BELOW more, the first told so), 8 lanes
+ * each, cover the row exactly once; every 16-byte piece is aligned, every
+ * shorter one sits at an end of the row; no piece reaches past its tile's
+ * bytes, and no lane has more than two pieces (lane 0) or one (the rest). */
+START_TEST(row_pieces_cover_the_row_once) {
+  const uint32_t offset = _i / 400, length = _i % 400 + 1;
   const uintptr_t d = 4096u + offset;
-  uint32_t covered[128] = {0};
-  for (uint32_t q = 0; q < 8; q++) {
-    uint32_t count = 0;
-    sg_k_row_pieces(d, n, q, [&](uint32_t at, uint32_t len) {
-      count++;
-      ck_assert_msg(len >= 1 && len <= 16 && at + len <= n,
-                    "offset %u n %u lane %u: piece [%u, +%u)", offset, n, q, at, len);
-      if (len == 16) {
-        ck_assert_msg((d + at) % 16 == 0, "offset %u n %u lane %u: unaligned vector at %u",
-                      offset, n, q, at);
-      } else {
-        ck_assert_msg(at == 0 || at + len == n,
-                      "offset %u n %u lane %u: short piece [%u, +%u) inside the span", offset,
-                      n, q, at, len);
-      }
-      for (uint32_t b = at; b < at + len; b++) {
-        covered[b]++;
-      }
-    });
-    ck_assert_uint_le(count, (q == 7 ? 2u : 1u));
+  uint32_t covered[400] = {0};
+  for (uint32_t r0 = 0; r0 < length; r0 += SG_K_TILE) {
+    const uint32_t left = length - r0;
+    const uint32_t n = left < SG_K_TILE + SG_K_BELOW ? left : SG_K_TILE + SG_K_BELOW;
+    for (uint32_t q = 0; q < 8; q++) {
+      uint32_t count = 0;
+      sg_k_row_pieces(d + r0, n, r0 == 0, q, [&](uint32_t at, uint32_t len) {
+        count++;
+        const uint32_t b0 = r0 + at;
+        ck_assert_msg(len >= 1 && len <= 16 && at + len <= n,
+                      "offset %u length %u tile %u lane %u: piece [%u, +%u)", offset, length,
+                      r0, q, at, len);
+        if (len == 16) {
+          ck_assert_msg((d + b0) % 16 == 0,
+                        "offset %u length %u tile %u lane %u: unaligned vector at %u", offset,
+                        length, r0, q, at);
+        } else {
+          ck_assert_msg(b0 == 0 || b0 + len == length,
+                        "offset %u length %u tile %u lane %u: short piece [%u, +%u) inside the "
+                        "row",
+                        offset, length, r0, q, at, len);
+        }
+        for (uint32_t b = b0; b < b0 + len; b++) {
+          covered[b]++;
+        }
+      });
+      ck_assert_uint_le(count, (q == 0 ? 2u : 1u));
+    }
   }
-  for (uint32_t b = 0; b < 128; b++) {
-    ck_assert_msg(covered[b] == (b < n ? 1u : 0u), "offset %u n %u: byte %u covered %u times",
-                  offset, n, b, covered[b]);
+  for (uint32_t b = 0; b < length; b++) {
+    ck_assert_msg(covered[b] == 1u, "offset %u length %u: byte %u covered %u times", offset,
+                  length, b, covered[b]);
   }
 }
 END_TEST
@@ -272,7 +282,7 @@ int main(void) {
   tcase_add_loop_test(tc, gather_reads_only_the_extent, 0, 16 * 17);
   tcase_add_loop_test(tc, scatter_writes_exactly_its_span, 0, 16 * 17);
   tcase_add_test(tc, funnel_picks_bytes);
-  tcase_add_loop_test(tc, row_pieces_cover_the_span_once, 0, 16 * 129);
+  tcase_add_loop_test(tc, row_pieces_cover_the_row_once, 0, 16 * 400);
   tcase_add_loop_test(tc, shift16_takes_sixteen_bytes_from_two_vectors, 0, 16);
   tcase_add_loop_test(tc, tile_vectors_inside_the_master_only, 0, 16);
   tcase_add_loop_test(tc, vectors_inside_exactly, 0, 16);
