@@ -2,6 +2,7 @@
 #include "refresh_fixture.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,12 @@ static uint64_t grid_t_floats(const sg_fx_spec *s) {
   return blocks_of(s->cols) * (blocks_of(s->rows) + s->pad_grid_t);
 }
 
+static size_t place_master(size_t *end, const sg_fx_spec *s, sg_fx_rng *r) {
+  const uint64_t unit = master_elem_bytes(s->master_dtype);
+  const uint32_t misalign = s->master_misalign != 0 ? s->master_misalign : s->misalign;
+  return place(end, s->rows * (s->cols + s->pad_m) * unit, unit, misalign, r);
+}
+
 static void layout(sg_fx_case *c, sg_fx_rng *r) {
   size_t end = 0;
   for (uint32_t i = 0; i < c->count; i++) {
@@ -212,9 +219,9 @@ static void layout(sg_fx_case *c, sg_fx_rng *r) {
     o->w = place(&end, s->rows * (s->cols + s->pad_w), 1, s->misalign, r);
     o->wt = place(&end, s->cols * (s->rows + s->pad_wt), 1, s->misalign, r);
     if (s->master_dtype != SG_K_MASTER_NONE) {
-      const uint64_t unit = master_elem_bytes(s->master_dtype);
-      const uint32_t misalign = s->master_misalign != 0 ? s->master_misalign : s->misalign;
-      o->master = place(&end, s->rows * (s->cols + s->pad_m) * unit, unit, misalign, r);
+      if (!s->master_last) {
+        o->master = place_master(&end, s, r);
+      }
       o->scale = place(&end, 4, 4, 0, r);
       o->scale_inv = place(&end, 4, 4, 0, r);
       o->amax = place(&end, 4, 4, 0, r);
@@ -224,7 +231,15 @@ static void layout(sg_fx_case *c, sg_fx_rng *r) {
       o->grid_t = place(&end, 4 * grid_t_floats(s), 4, 0, r);
     }
   }
-  c->size = end + 64;
+  bool flush = false;
+  for (uint32_t i = 0; i < c->count; i++) {
+    const sg_fx_spec *s = &c->specs[i];
+    if (s->master_dtype != SG_K_MASTER_NONE && s->master_last) {
+      c->offs[i].master = place_master(&end, s, r);
+      flush = true;
+    }
+  }
+  c->size = flush ? end : end + 64;
 }
 
 static void mark(sg_fx_case *c, size_t at, size_t bytes, uint8_t kind) {

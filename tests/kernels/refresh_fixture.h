@@ -35,6 +35,10 @@ typedef struct sg_fx_spec {
                         random multiple of the element; 2..15 by that many
                         bytes, rounded up to the element */
   uint32_t master_misalign; /* nonzero: the master's instead of misalign */
+  uint32_t master_last;     /* nonzero: the master is placed after every other
+                               buffer, the last flagged one ending the device
+                               allocation (no guard bytes after it), so that
+                               memcheck sees a read past its end */
   uint64_t range_begin, range_end;
   float scale;
   uint32_t specials; /* nonzero: the master may hold +-inf and NaN */

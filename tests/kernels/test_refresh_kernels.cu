@@ -263,6 +263,30 @@ START_TEST(linear_spans) {
 }
 END_TEST
 
+/* Masters that end the device allocation (no guard bytes after them, so
+ * that memcheck sees any read past one), off 16-byte alignment at random,
+ * their ends at any address: a dense vector of several spans (shifted
+ * strips, the last one element by element), one shorter than a strip, an
+ * N x 1 one, and tiles of odd rows (shifted loads where a tile's vectors
+ * lie inside the master), in every format, master dtype and recipe. Run
+ * under memcheck, this is what shows a load that reaches past the master's
+ * last byte. */
+START_TEST(masters_end_the_allocation) {
+  static const uint64_t shapes[][2] = {{1, 16385}, {1, 9}, {20001, 1}, {130, 257}};
+  for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
+    for (const auto &shape : shapes) {
+      for (uint32_t variety = 0; variety < 4; variety++) {
+        sg_fx_spec spec;
+        listed_spec(&spec, shape, variety, listed{recipe, 0, 0, false, false});
+        spec.master_misalign = 1;
+        spec.master_last = 1;
+        check_specs(&spec, 1);
+      }
+    }
+  }
+}
+END_TEST
+
 /* Block scaling: every block of the cast-transpose's grid (G blocks, items
  * dealt round-robin) takes a tile, then a span, then a tile: G edge tiles
  * of one parameter, a vector of G spans, G more edge tiles (edge tiles, so
@@ -691,6 +715,7 @@ int main(void) {
   tcase_add_test(new_case(s, "linear_spans"), linear_spans);
   tcase_add_test(new_case(s, "many_spans"), many_spans);
   tcase_add_test(new_case(s, "spans_between_tiles"), spans_between_tiles);
+  tcase_add_test(new_case(s, "masters_end_the_allocation"), masters_end_the_allocation);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
