@@ -193,8 +193,9 @@ __device__ __forceinline__ void sg_k_block_span(const sg_k_desc &d, const sg_k_v
   const uint64_t first = local * SG_K_LINEAR_ITEM;
   const uint32_t n = sg_k_linear_bytes(v.rows, v.cols, local);
   const char *m = v.master + first * kElem;
-  const bool vec = (reinterpret_cast<uintptr_t>(m) & 15u) == 0;
-  const bool shifted = !vec && sg_k_span_vectors_inside(v.master, v.rows * v.cols, local, kElem);
+  const uint32_t load = sg_k_span_load(v.master, v.rows * v.cols, local, kElem);
+  const bool vec = load == SG_K_SPAN_VECTORS;
+  const bool shifted = load == SG_K_SPAN_SHIFTED;
   const bool pow2 = (v.vec & SG_K_VEC_POW2) != 0;
   sg_k_master16<DT> x[SG_K_BLOCK_ROWS];
   uint32_t len[SG_K_BLOCK_ROWS];

@@ -165,12 +165,11 @@ __device__ __forceinline__ sg_k_ct_job sg_k_ct_span_job(const sg_k_view &v, uint
   const uint32_t n = sg_k_linear_bytes(v.rows, v.cols, local);
   const uint32_t rows = (n + SG_K_TILE - 1) / SG_K_TILE;
   const char *m = v.master + first * elem;
-  uint32_t flags = SG_K_CT_LINEAR | sg_k_ct_kind_flags(v);
-  if ((reinterpret_cast<uintptr_t>(m) & 15u) == 0) {
-    flags |= SG_K_CT_VEC_MASTER;
-  } else if (sg_k_span_vectors_inside(v.master, v.rows * v.cols, local, elem)) {
-    flags |= SG_K_CT_SHIFTED;
-  }
+  const uint32_t load = sg_k_span_load(v.master, v.rows * v.cols, local, elem);
+  const uint32_t flags = SG_K_CT_LINEAR | sg_k_ct_kind_flags(v) |
+                         (load == SG_K_SPAN_VECTORS   ? SG_K_CT_VEC_MASTER
+                          : load == SG_K_SPAN_SHIFTED ? SG_K_CT_SHIFTED
+                                                      : 0u);
   return sg_k_ct_job{m,          v.w + first, v.wt + first, SG_K_TILE, SG_K_TILE, SG_K_TILE, p, 0,
                      rows,       rows,        SG_K_TILE,    n - (rows - 1u) * SG_K_TILE,   flags};
 }

@@ -214,4 +214,17 @@ SG_K_HOST_DEVICE inline bool sg_k_span_vectors_inside(const char *master, uint64
   return sg_k_vectors_inside(master + first * elem, n * elem, master, master + count * elem);
 }
 
+/* How the strips of that span load (the cast-transpose's and block
+ * scaling's alike): as the aligned vectors they are where the span starts
+ * 16-byte aligned, shifted out of the aligned vectors around them where all
+ * of those lie inside the master, else element by element. */
+enum : uint32_t { SG_K_SPAN_ELEMENTS, SG_K_SPAN_VECTORS, SG_K_SPAN_SHIFTED };
+SG_K_HOST_DEVICE inline uint32_t sg_k_span_load(const char *master, uint64_t count, uint64_t local,
+                                                uint64_t elem) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(master + local * SG_K_LINEAR_ITEM * elem);
+  return (at & 15u) == 0                                          ? SG_K_SPAN_VECTORS
+         : sg_k_span_vectors_inside(master, count, local, elem) ? SG_K_SPAN_SHIFTED
+                                                                  : SG_K_SPAN_ELEMENTS;
+}
+
 #endif /* SG_KERNELS_REFRESH_UNALIGNED_CUH */
