@@ -90,14 +90,17 @@ constexpr size_t sg_k_smem_bytes() {
 /* Resident blocks per multiprocessor the register allocation must allow
  * (ptxas caps registers to fit): as many as Hopper's shared memory holds
  * (228 KB a multiprocessor, 1 KB of it reserved per block), at most 4; 3 for
- * the cast mode and the amax pass, whose conversions need more registers; 2
- * for the block kernels, which hold a tile's master in registers. */
+ * the cast mode and the amax pass, whose conversions need more registers,
+ * and for the narrow transpose with the realigned drain (at 64 registers
+ * it spilled: refresh_tile.cuh); 2 for the block kernels, which hold a
+ * tile's master in registers. */
 template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN = false>
 constexpr int sg_k_min_blocks() {
   constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<KERNEL, LAYOUT, REALIGN>() + 1024u);
-  return KERNEL == SG_K_KERNEL_CAST || KERNEL == SG_K_KERNEL_AMAX ? 3
-         : sg_k_has_ring(KERNEL)                                 ? static_cast<int>(kFit < 4 ? kFit : 4)
-                                                                 : 2;
+  constexpr bool kRealignNarrow = REALIGN && LAYOUT == SG_K_LAYOUT_NARROW;
+  return KERNEL == SG_K_KERNEL_CAST || KERNEL == SG_K_KERNEL_AMAX || kRealignNarrow ? 3
+         : sg_k_has_ring(KERNEL) ? static_cast<int>(kFit < 4 ? kFit : 4)
+                                 : 2;
 }
 
 /* The cast mode (or the amax pass): the block's contiguous share of the
@@ -123,7 +126,7 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
 }
 
 /* WHOLE: the whole-tile instance; REALIGN: the general transpose with the
- * realigned drain (sg_k_plan.realign: its call in the pipeline's loop cost
+ * realigned drain (sg_k_plan.realign: its code in the pipeline's loop cost
  * the other launches' small tiles 2-10%). part: which of the selection's
  * parameters the transpose moves (SG_K_PART_*; the other kernels take
  * all). */

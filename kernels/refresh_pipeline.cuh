@@ -201,15 +201,7 @@ __device__ __forceinline__ void sg_k_transpose_issue_chunk(
   sg_k_cursor_advance(cur);
 }
 
-/* The realigned drain of a tile, as a call: its registers stay out of the
- * pipeline's loop (on the H200, [50257, 768] in 50.5 us as this call, 58
- * us with the drain itself a call taking the job's fields). */
-static __device__ __noinline__ void sg_k_drain_realigned(sg_k_ring_tile<true> &sh,
-                                                         const sg_k_tile_job &job) {
-  sg_k_tile_drain_realigned(sh, job.wt, job.ld_wt, job.cols, job.rows + job.below,
-                            job.drain == SG_K_DRAIN_REALIGN_FIRST);
-}
-
+/* A tile's drain into Wt, as its job says (SG_K_DRAIN_*). */
 template <bool WHOLE, bool REALIGN>
 __device__ __forceinline__ void sg_k_transpose_drain(sg_k_ring_tile<REALIGN> &sh,
                                                      const sg_k_tile_job &job) {
@@ -219,7 +211,8 @@ __device__ __forceinline__ void sg_k_transpose_drain(sg_k_ring_tile<REALIGN> &sh
     sg_k_linear_drain(sh, job);
   } else if (REALIGN && job.drain >= SG_K_DRAIN_REALIGN) {
     if constexpr (REALIGN) {
-      sg_k_drain_realigned(sh, job);
+      sg_k_tile_drain_realigned(sh, job.wt, job.ld_wt, job.cols, job.rows + job.below,
+                                job.drain == SG_K_DRAIN_REALIGN_FIRST);
     }
   } else if (!WHOLE && job.rows != 0) {
     sg_k_tile_drain<false>(sh, job.wt, job.ld_wt, job.rows, job.cols);
