@@ -270,8 +270,8 @@ __device__ __forceinline__ void sg_k_realign_pieces(sg_k_ring_tile<true> &sh, ui
  * rows. No other warp touches these slots, so warp barriers
  * suffice. Its instance's narrow layout runs 3 blocks a multiprocessor
  * (sg_k_min_blocks): at 4 (64 registers) this drain spilled, inlined or
- * as a call, and [50257, 768] ran at 45% of the copy on the H200, at 3
- * (80 registers) 76-81%. */
+ * as a call, and [50257, 768] ran at 43-45% of the copy on the H200, at 3
+ * (80 registers) 76-78% (77-82% as a call). */
 __device__ __forceinline__ void sg_k_tile_drain_realigned(sg_k_ring_tile<true> &sh, uint8_t *wt,
                                                           uint64_t ld_wt, uint32_t cols,
                                                           uint32_t filled, bool first) {
