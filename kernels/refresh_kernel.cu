@@ -214,11 +214,14 @@ static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
 
 /* Blocks of the persistent grid per multiprocessor: one size for a tile
  * kernel's instances (the smallest; all are bound by the ring's shared
- * memory and the launch bounds, so they agree). */
-template <uint32_t KERNEL, uint32_t LAYOUT>
+ * memory and the launch bounds, so they agree). REALIGN: the realigned
+ * transpose, sized apart, so that its larger ring lowers no other
+ * launch's grid (on an A100 the narrow ring would fit 2 blocks a
+ * multiprocessor instead of 3). */
+template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN>
 static cudaError_t blocks_per_sm(int *per_sm) {
-  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false>(per_sm);
-  if constexpr (sg_k_has_ring(KERNEL)) {
+  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false, REALIGN>(per_sm);
+  if constexpr (sg_k_has_ring(KERNEL) && !REALIGN) {
     err = fewer_blocks<KERNEL, LAYOUT, true>(err, per_sm);
   }
   /* A kernel that fits nowhere still gets one block per multiprocessor
@@ -227,35 +230,19 @@ static cudaError_t blocks_per_sm(int *per_sm) {
   return err;
 }
 
-/* A kernel's entries of the device record: both layouts of the tile
- * kernels, the wide one only where a block may have its shared memory
- * (A100: 163 KB; sm_86/89: 99 KB), and one entry for the others. */
-template <uint32_t KERNEL>
+/* A kernel's entries of the device record (REALIGN: the realigned
+ * transpose's, sg_k_refresh_device.realign_blocks_per_sm): both layouts of
+ * the tile kernels, the wide one only where a block may have its shared
+ * memory (A100: 163 KB; sm_86/89: 99 KB), and one entry for the others. */
+template <uint32_t KERNEL, bool REALIGN = false>
 static cudaError_t load_kernel(int optin, sg_k_refresh_device *out) {
-  int *per_sm = out->blocks_per_sm[KERNEL];
-  cudaError_t err = blocks_per_sm<KERNEL, SG_K_LAYOUT_NARROW>(&per_sm[SG_K_LAYOUT_NARROW]);
+  int *per_sm = REALIGN ? out->realign_blocks_per_sm : out->blocks_per_sm[KERNEL];
+  cudaError_t err = blocks_per_sm<KERNEL, SG_K_LAYOUT_NARROW, REALIGN>(&per_sm[SG_K_LAYOUT_NARROW]);
   if constexpr (sg_k_has_ring(KERNEL)) {
-    if (err == cudaSuccess && static_cast<size_t>(optin) >= sg_k_smem_bytes<KERNEL, SG_K_LAYOUT_WIDE>()) {
-      err = blocks_per_sm<KERNEL, SG_K_LAYOUT_WIDE>(&per_sm[SG_K_LAYOUT_WIDE]);
+    if (err == cudaSuccess &&
+        static_cast<size_t>(optin) >= sg_k_smem_bytes<KERNEL, SG_K_LAYOUT_WIDE, REALIGN>()) {
+      err = blocks_per_sm<KERNEL, SG_K_LAYOUT_WIDE, REALIGN>(&per_sm[SG_K_LAYOUT_WIDE]);
     }
-  }
-  return err;
-}
-
-/* The realigned transpose's entries, apart from the other instances' so
- * that its larger ring lowers no other launch's grid (on an A100 the
- * narrow ring would fit 2 blocks a multiprocessor instead of 3). */
-static cudaError_t load_realign(int optin, sg_k_refresh_device *out) {
-  constexpr uint32_t T = SG_K_KERNEL_TRANSPOSE;
-  int *per_sm = out->realign_blocks_per_sm;
-  cudaError_t err = instance_blocks<T, SG_K_LAYOUT_NARROW, false, true>(&per_sm[SG_K_LAYOUT_NARROW]);
-  /* as blocks_per_sm: one block where none fits */
-  per_sm[SG_K_LAYOUT_NARROW] = err == cudaSuccess && per_sm[SG_K_LAYOUT_NARROW] < 1
-                                   ? 1
-                                   : per_sm[SG_K_LAYOUT_NARROW];
-  if (err == cudaSuccess &&
-      static_cast<size_t>(optin) >= sg_k_smem_bytes<T, SG_K_LAYOUT_WIDE, true>()) {
-    err = instance_blocks<T, SG_K_LAYOUT_WIDE, false, true>(&per_sm[SG_K_LAYOUT_WIDE]);
   }
   return err;
 }
@@ -283,7 +270,7 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
    * documented only as not overlapping, so it is not asked for. */
   out->overlaps = major >= 9;
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_TRANSPOSE>(optin, out);
-  if (err == cudaSuccess) err = load_realign(optin, out);
+  if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_TRANSPOSE, true>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_CAST_TRANSPOSE>(optin, out);
   if (err == cudaSuccess) err = load_kernel<SG_K_KERNEL_AMAX>(optin, out);
@@ -295,6 +282,13 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
   return err;
 }
 
+/* The device record's blocks per multiprocessor of a kernel's layouts
+ * (REALIGN: the realigned transpose's). */
+template <uint32_t KERNEL, bool REALIGN>
+static const int *blocks_entry(const sg_k_refresh_device *dev) {
+  return REALIGN ? dev->realign_blocks_per_sm : dev->blocks_per_sm[KERNEL];
+}
+
 /* OVERLAP: launched programmatically after the kernel before it on the
  * stream (refresh_overlap.cuh), which must touch none of its bytes. */
 template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false, bool OVERLAP = false,
@@ -304,8 +298,7 @@ static cudaError_t launch_as(const void *table, uint32_t group, uint32_t part,
                              cudaStream_t stream) {
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &part, &noop_flag};
-  const unsigned per_sm = static_cast<unsigned>(REALIGN ? dev->realign_blocks_per_sm[LAYOUT]
-                                                        : dev->blocks_per_sm[KERNEL][LAYOUT]);
+  const unsigned per_sm = static_cast<unsigned>(blocks_entry<KERNEL, REALIGN>(dev)[LAYOUT]);
   cudaLaunchAttribute overlap;
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap.val.programmaticStreamSerializationAllowed = 1;
@@ -327,9 +320,8 @@ template <uint32_t KERNEL, bool WHOLE, bool OVERLAP = false, bool REALIGN = fals
 static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t part,
                                  uint32_t layout, const int32_t *noop_flag,
                                  const sg_k_refresh_device *dev, cudaStream_t stream) {
-  const int wide_blocks = REALIGN ? dev->realign_blocks_per_sm[SG_K_LAYOUT_WIDE]
-                                  : dev->blocks_per_sm[KERNEL][SG_K_LAYOUT_WIDE];
-  const bool wide = layout == SG_K_LAYOUT_WIDE && wide_blocks > 0;
+  const bool wide =
+      layout == SG_K_LAYOUT_WIDE && blocks_entry<KERNEL, REALIGN>(dev)[SG_K_LAYOUT_WIDE] > 0;
   return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, OVERLAP, REALIGN>(table, group, part,
                                                                              noop_flag, dev, stream)
               : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, OVERLAP, REALIGN>(
