@@ -131,6 +131,7 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_ring_tile<REALIGN> &sh
   sg_k_tile_origin<Chunk>(v, local, r0, c0);
   const uint32_t rows = static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE}));
   const uint32_t cols = static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE}));
+  const uint32_t below = sg_k_rows_below<REALIGN>(v, r0, rows);
   const uint8_t *src = v.w + r0 * v.ld_w + c0;
   const uint64_t ld_w = v.ld_w;
   /* a realigned tile's Wt rows end in the next tile's first bytes, whose W
@@ -143,13 +144,12 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_ring_tile<REALIGN> &sh
       sg_k_cp_async16(&sh.chunk[sg_k_slot(row, q)], src + row * ld_w + 16u * q);
     }
   } else if constexpr (!WHOLE) {
-    sg_k_tile_fill_any(sh, src, ld_w, rows + sg_k_rows_below<REALIGN>(v, r0, rows), cols,
+    sg_k_tile_fill_any(sh, src, ld_w, rows + below, cols,
                        sg_k_async_unit(v.w, ld_w), v.w, v.w + (v.rows - 1) * ld_w + v.cols);
   }
   if (threadIdx.x == 0) {
     job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols,
-                        WHOLE ? SG_K_DRAIN_VEC : sg_k_drain_of<REALIGN>(v, r0, rows),
-                        sg_k_rows_below<REALIGN>(v, r0, rows)};
+                        WHOLE ? SG_K_DRAIN_VEC : sg_k_drain_of<REALIGN>(v, r0, rows), below};
   }
 }
 

@@ -5,7 +5,8 @@
  * formats, FP32 and BF16 masters, the three recipes (delayed, current and
  * 128x128 block scaling, partial edge blocks included), group
  * filters, the no-op flag, graph capture and replay, a table rebuilt under a
- * captured graph, special scales and the computed scales' edge values.
+ * captured graph, special scales and the computed scales' edge values, and
+ * the grid each transpose instance launches on.
  *
  * Environment: SG_TEST_SEED fixes the random seed (printed at start);
  * SG_REFRESH_CASES sets how many random cases run (default 12), so that
@@ -88,17 +89,22 @@ static void expect_equal(sg_fx_case *c, const char *what, launch_kind k, uint32_
                 k.whole_mask, static_cast<int>(group), msg);
 }
 
-/* Uploads c's initial bytes, runs one eager launch and checks the arena
- * against the reference over the first `count` parameters. */
-static void launch_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
-                             const int32_t *noop, const char *what) {
+/* Uploads c's initial bytes, runs one eager launch of `plan` and checks
+ * the arena against the reference over the first `count` parameters. */
+static void launch_plan_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
+                                  const sg_k_plan &plan, const int32_t *noop, const char *what) {
   sg_fx_expect(c, count, k.mode, group);
   SG_CHECK_CUDA(sg_fx_upload(c));
-  const sg_k_plan plan = plan_for(g_count, group, k);
   SG_CHECK_CUDA(sg_k_refresh_launch(g_table, k.mode, group, &plan, noop, &g_device, 0));
   SG_CHECK_CUDA(cudaDeviceSynchronize());
   SG_CHECK_CUDA(sg_fx_download(c));
   expect_equal(c, what, k, group);
+}
+
+/* The same with the plan of the table's parameters of `group`. */
+static void launch_and_check(sg_fx_case *c, uint32_t count, launch_kind k, uint32_t group,
+                             const int32_t *noop, const char *what) {
+  launch_plan_and_check(c, count, k, group, plan_for(g_count, group, k), noop, what);
 }
 
 /* Two launches on one table: the second after every non-input byte changed
@@ -631,6 +637,69 @@ START_TEST(overlapping_launches_in_graphs) {
 }
 END_TEST
 
+/* The grid of the one kernel node that a captured transpose of `plan`
+ * holds. */
+static unsigned captured_grid(const sg_k_plan &plan, cudaStream_t stream) {
+  cudaGraph_t graph;
+  SG_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  SG_CHECK_CUDA(sg_k_refresh_launch(g_table, SG_K_MODE_TRANSPOSE, SG_K_ALL_GROUPS, &plan, NULL,
+                                   &g_device, stream));
+  SG_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  cudaGraphNode_t node;
+  size_t n = 1;
+  SG_CHECK_CUDA(cudaGraphGetNodes(graph, &node, &n));
+  ck_assert_uint_eq(n, 1);
+  cudaKernelNodeParams params;
+  SG_CHECK_CUDA(cudaGraphKernelNodeGetParams(node, &params));
+  SG_CHECK_CUDA(cudaGraphDestroy(graph));
+  return params.gridDim.x;
+}
+
+/* The persistent grid of the instance a layout's launch takes from a
+ * device record's entries (the narrow one where the wide does not fit). */
+static unsigned grid_of(const int entries[2], uint32_t layout) {
+  const bool wide = layout == SG_K_LAYOUT_WIDE && entries[SG_K_LAYOUT_WIDE] > 0;
+  return static_cast<unsigned>(g_device.sm_count * entries[wide ? SG_K_LAYOUT_WIDE
+                                                                : SG_K_LAYOUT_NARROW]);
+}
+
+/* Odd long Wt rows (4097 x 200) transpose in the instance with the
+ * realigned drain, on that instance's own grid (its ring is larger, so
+ * fewer of its blocks fit: realign_blocks_per_sm), in both layouts; with
+ * the plan's realign bit cleared the general instance moves the same
+ * tiles as edge ones, on its own grid, to the same bytes. */
+START_TEST(realigned_grid) {
+  static const uint64_t shape[2] = {4097, 200};
+  sg_fx_spec specs[4];
+  for (uint32_t i = 0; i < 4; i++) {
+    listed_spec(&specs[i], shape, i, listed{SG_K_RECIPE_DELAYED, 0, 0, false, false});
+  }
+  ck_assert_msg(g_device.realign_blocks_per_sm[SG_K_LAYOUT_NARROW] !=
+                    g_device.blocks_per_sm[SG_K_KERNEL_TRANSPOSE][SG_K_LAYOUT_NARROW],
+                "the narrow instances' grids agree (%d blocks a multiprocessor): no launch "
+                "could show which one it took",
+                g_device.realign_blocks_per_sm[SG_K_LAYOUT_NARROW]);
+  sg_fx_case c;
+  SG_CHECK_CUDA(sg_fx_case_init(&c, specs, 4, &g_rng));
+  build_table(&c, 4);
+  cudaStream_t stream;
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (uint32_t layout : {SG_K_LAYOUT_NARROW, SG_K_LAYOUT_WIDE}) {
+    const launch_kind k = {SG_K_MODE_TRANSPOSE, layout, ~0u};
+    sg_k_plan plan = plan_for(4, SG_K_ALL_GROUPS, k);
+    ck_assert_uint_ne(plan.realign, 0);
+    ck_assert_uint_eq(captured_grid(plan, stream), grid_of(g_device.realign_blocks_per_sm, layout));
+    launch_plan_and_check(&c, 4, k, SG_K_ALL_GROUPS, plan, NULL, "realigned");
+    plan.realign = 0;
+    ck_assert_uint_eq(captured_grid(plan, stream),
+                      grid_of(g_device.blocks_per_sm[SG_K_KERNEL_TRANSPOSE], layout));
+    launch_plan_and_check(&c, 4, k, SG_K_ALL_GROUPS, plan, NULL, "realign bit cleared");
+  }
+  SG_CHECK_CUDA(cudaStreamDestroy(stream));
+  sg_fx_case_free(&c);
+}
+END_TEST
+
 /* A captured launch replays to the same bytes as an eager one; a table
  * rebuilt with more parameters at the same address is picked up by the
  * graph captured before; a captured no-op flag is read at replay time. */
@@ -718,6 +787,7 @@ int main(void) {
   tcase_add_test(new_case(s, "masters_end_the_allocation"), masters_end_the_allocation);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);
+  tcase_add_test(new_case(s, "realigned_grid"), realigned_grid);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
   tcase_add_test(new_case(s, "special_scales"), special_scales);
   tcase_add_test(new_case(s, "computed_scale_edges"), computed_scale_edges);
