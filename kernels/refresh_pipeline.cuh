@@ -103,12 +103,11 @@ __device__ __forceinline__ uint32_t sg_k_drain_of(const sg_k_view &v, uint64_t r
                                                                : SG_K_DRAIN_EDGE;
 }
 
-/* The W rows below a tile of v at r0 with `rows` rows that a realigned
- * drain reads, 0 for the other drains. */
-template <bool REALIGN>
+/* The W rows below a tile of v at r0 with `rows` rows that its drain
+ * reads: a realigned one's (sg_k_drain_of), 0 for the others. */
 __device__ __forceinline__ uint32_t sg_k_rows_below(const sg_k_view &v, uint64_t r0,
-                                                    uint32_t rows) {
-  return REALIGN && (v.vec & SG_K_VEC_REALIGN) != 0
+                                                    uint32_t rows, uint32_t drain) {
+  return drain >= SG_K_DRAIN_REALIGN
              ? static_cast<uint32_t>(min(v.rows - r0 - rows, uint64_t{SG_K_BELOW}))
              : 0u;
 }
@@ -131,7 +130,8 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_ring_tile<REALIGN> &sh
   sg_k_tile_origin<Chunk>(v, local, r0, c0);
   const uint32_t rows = static_cast<uint32_t>(min(v.rows - r0, uint64_t{SG_K_TILE}));
   const uint32_t cols = static_cast<uint32_t>(min(v.cols - c0, uint64_t{SG_K_TILE}));
-  const uint32_t below = sg_k_rows_below<REALIGN>(v, r0, rows);
+  const uint32_t drain = WHOLE ? uint32_t{SG_K_DRAIN_VEC} : sg_k_drain_of<REALIGN>(v, r0, rows);
+  const uint32_t below = sg_k_rows_below(v, r0, rows, drain);
   const uint8_t *src = v.w + r0 * v.ld_w + c0;
   const uint64_t ld_w = v.ld_w;
   /* a realigned tile's Wt rows end in the next tile's first bytes, whose W
@@ -148,8 +148,7 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_ring_tile<REALIGN> &sh
                        sg_k_async_unit(v.w, ld_w), v.w, v.w + (v.rows - 1) * ld_w + v.cols);
   }
   if (threadIdx.x == 0) {
-    job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols,
-                        WHOLE ? SG_K_DRAIN_VEC : sg_k_drain_of<REALIGN>(v, r0, rows), below};
+    job = sg_k_tile_job{v.wt + c0 * v.ld_wt + r0, v.ld_wt, rows, cols, drain, below};
   }
 }
 
