@@ -9,8 +9,10 @@
  * its tiles' entries itself (refresh_pipeline.cuh): this kernel after it
  * cost the many-small set 5 us, one launch.
  *
- * It walks the selection's transpose items (a block-scaled parameter's
- * are its tiles, one item a tile; the tile kernel's chunk order does not
+ * It walks the selection's transpose items (a whole-tile parameter's,
+ * the only ones it moves, are its tiles, one item a tile; a dense
+ * vector's spans are never whole, and the general instance moves their
+ * entries; the tile kernel's chunk order does not
  * matter here, so item local is tile (local / tiles_per_row, local %
  * tiles_per_row)), 32 a
  * warp: the warp finds the holder of its first item (refresh_schedule.cuh),

@@ -152,23 +152,38 @@ __device__ __forceinline__ void sg_k_transpose_issue(sg_k_ring_tile<REALIGN> &sh
   }
 }
 
-/* A block-scaled parameter's tile `local`: its 1/s from W's grid to Wt's
- * (one float a tile, so moving every tile's entry is the grids'
- * transpose). */
+/* Tile (tr, tc)'s 1/s from W's grid to Wt's (one float a tile, so moving
+ * every tile's entry is the grids' transpose). */
+__device__ __forceinline__ void sg_k_move_grid_entry(const sg_k_desc &d, uint64_t tr,
+                                                     uint64_t tc) {
+  d.grid_t[tc * d.ld_grid_t + tr] = d.grid[tr * d.ld_grid + tc];
+}
+
+/* A block-scaled parameter's tile `local`. */
 template <class Chunk>
 __device__ __forceinline__ void sg_k_transpose_grid(const sg_k_desc &d, const sg_k_view &v,
                                                     uint64_t local) {
   uint64_t r0, c0;
   sg_k_tile_origin<Chunk>(v, local, r0, c0);
-  const uint64_t tr = r0 / SG_K_TILE;
-  const uint64_t tc = c0 / SG_K_TILE;
-  d.grid_t[tc * d.ld_grid_t + tr] = d.grid[tr * d.ld_grid + tc];
+  sg_k_move_grid_entry(d, r0 / SG_K_TILE, c0 / SG_K_TILE);
+}
+
+/* A block-scaled dense vector's (SG_K_VEC_LINEAR) span `local` of `bytes`
+ * elements: its 128-element block k (k < 128 a thread), one of the
+ * vector's tiles, along its one row (1 x N) or column (N x 1). */
+__device__ __forceinline__ void sg_k_transpose_span_grid(const sg_k_desc &d, uint64_t local,
+                                                         uint32_t bytes, bool row, uint32_t k) {
+  if (k * SG_K_TILE < bytes) {
+    const uint64_t b = local * (SG_K_LINEAR_ITEM / SG_K_TILE) + k;
+    sg_k_move_grid_entry(d, row ? 0 : b, row ? b : 0);
+  }
 }
 
 /* Issues the cursor's chunk into stage s (a job with rows 0 where the chunk
  * has no item) and moves the cursor on. The general instance also moves
- * the block grid entries of the chunk's tiles (the first thread of warp t,
- * tile t's, after every tile's rows are on their way): with the grid
+ * the block grid entries of the chunk's items, after every item's rows are
+ * on their way (a tile's by the first thread of warp t, tile t's; a
+ * span's by its first 128 threads, one a block): with the grid
  * kernel after it instead, block scaling's many-small set took 5 us more
  * (one launch) and the narrow instance spilled. */
 template <class Chunk, bool WHOLE, bool REALIGN>
@@ -191,9 +206,17 @@ __device__ __forceinline__ void sg_k_transpose_issue_chunk(
   if constexpr (!WHOLE) {
 #pragma unroll
     for (uint32_t t = 0; t < Chunk::K; t++) {
-      if (threadIdx.x == 32u * t && (items & (1u << t)) != 0 &&
-          (cur.view[t].vec & SG_K_VEC_GRID) != 0) {
-        sg_k_transpose_grid<Chunk>(cur.descs[cur.p[t]], cur.view[t], cur.j + t - cur.view[t].first);
+      const uint32_t vec = cur.view[t].vec;
+      const uint64_t local = cur.j + t - cur.view[t].first;
+      if ((items & (1u << t)) == 0 || (vec & SG_K_VEC_GRID) == 0) {
+        continue;
+      }
+      if ((vec & SG_K_VEC_LINEAR) != 0) {
+        sg_k_transpose_span_grid(cur.descs[cur.p[t]], local,
+                                 sg_k_linear_bytes(cur.view[t].rows, cur.view[t].cols, local),
+                                 cur.view[t].rows == 1, threadIdx.x);
+      } else if (threadIdx.x == 32u * t) {
+        sg_k_transpose_grid<Chunk>(cur.descs[cur.p[t]], cur.view[t], local);
       }
     }
   }

@@ -74,18 +74,14 @@ uint64_t sg_k_tiles_of(const sg_k_param *p) {
   return sg_k_ceil_div(p->rows, SG_K_TILE) * sg_k_ceil_div(p->cols, SG_K_TILE);
 }
 
-/* W and Wt one run of the same bytes, 16-byte aligned. */
-static bool dense_vector(const sg_k_param *p) {
+/* A dense vector: W and Wt one run of the same bytes, 16-byte aligned. */
+bool sg_k_linear(const sg_k_param *p) {
   return (uintptr_t)p->w % 16u == 0 && (uintptr_t)p->wt % 16u == 0 &&
          ((p->rows == 1 && p->ld_wt == 1) || (p->cols == 1 && p->ld_w == 1));
 }
 
-bool sg_k_linear(const sg_k_param *p) {
-  return p->recipe != SG_K_RECIPE_BLOCK && dense_vector(p);
-}
-
 bool sg_k_spans(const sg_k_param *p) {
-  return p->master_dtype != SG_K_MASTER_NONE && dense_vector(p) &&
+  return p->master_dtype != SG_K_MASTER_NONE && sg_k_linear(p) &&
          (p->rows == 1 || p->ld_master == 1);
 }
 

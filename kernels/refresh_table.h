@@ -41,9 +41,10 @@ enum {
   SG_K_VEC_GRID = 8u,  /* block scaling: the transpose also moves the grid */
   SG_K_VEC_POW2 = 16u, /* computed scales are rounded down to powers of two */
   /* A dense vector (1 x N with Wt's rows 1 byte apart, N x 1 with W's),
-   * W and Wt 16-byte aligned, not block-scaled: W and Wt are the same
-   * bytes, so its transpose is a copy, in linear items; as tiles, each
-   * item moved one 128-byte row or column. */
+   * W and Wt 16-byte aligned: W and Wt are the same bytes, so its
+   * transpose is a copy, in linear items (block scaling's also copies the
+   * span's grid entries); as tiles, each item moved one 128-byte row or
+   * column. */
   SG_K_VEC_LINEAR = 32u,
   /* Every transpose tile of the parameter is whole (sg_k_whole_lists): the
    * table puts these first in their group, so a launch can move them in
@@ -55,8 +56,7 @@ enum {
    * so both go in spans of SG_K_LINEAR_ITEM elements; as tiles, each item
    * converted one 128-element row or column (on the H200, 8 x [50000, 1]
    * cast-transposed in 66-71 us as tiles, 13-14 us as spans; under block
-   * scaling 66 and 11 us). A block-scaled
-   * one's transpose stays in tiles (each moves a grid entry). */
+   * scaling 66 and 11 us). */
   SG_K_VEC_SPANS = 128u,
   /* Wt's rows are odd (an odd address or pitch) and at least 4096 bytes
    * long, and the transpose takes tiles: it realigns them in shared memory
@@ -138,8 +138,7 @@ static inline bool sg_k_rows_aligned16(const void *base, uint64_t ld, uint64_t e
   return (uintptr_t)base % 16u == 0 && ld * elem_bytes % 16u == 0;
 }
 
-/* Tiles of a parameter, whether its transpose is linear (SG_K_VEC_LINEAR;
- * not for block scaling, whose transpose moves a grid entry a tile) and
+/* Tiles of a parameter, whether its transpose is linear (SG_K_VEC_LINEAR) and
  * whether its cast lists go in spans (SG_K_VEC_SPANS), and a checked
  * parameter's work items in each list (refresh_table.c). */
 uint64_t sg_k_tiles_of(const sg_k_param *p);

@@ -233,15 +233,17 @@ START_TEST(edge_shapes) {
 END_TEST
 
 /* Dense vectors are transposed and cast-transposed in linear spans (W and
- * Wt the same bytes; block scaling casts its 128-element blocks in spans
- * and transposes in tiles): one span and several, the last ragged, in
+ * Wt the same bytes; block scaling casts its 128-element blocks in spans,
+ * and its transpose's spans copy their blocks' grid entries): one span
+ * and several, the last ragged, in
  * every format, master dtype and recipe, with the master aligned, off
  * alignment by 2 bytes (rounded up to the element: whole spans load
  * shifted, the ends element by element) and by a random multiple of the
  * element, and off so that the master ends 16-byte aligned (whole strips
  * of the last span load shifted, a short one element by element); with
  * padded master rows the N x 1 ones cast in tiles (their transpose stays
- * linear). */
+ * linear); block scaling's grids padded, so that a span's entries move by
+ * both grids' strides. */
 START_TEST(linear_spans) {
   static const uint64_t shapes[][2] = {{1, 16384}, {1, 16385}, {16400, 1}, {1, 40000},
                                        {40000, 1}, {1, 100},   {1, 1}};
@@ -261,6 +263,8 @@ START_TEST(linear_spans) {
                                    : padded      ? 0
                                                  : kMasterMisalign[variant];
         specs[i].pad_m = padded ? 1 : 0;
+        /* grids 1 x B and B x 1 apart by their strides: a stride lost fails */
+        specs[i].pad_grid = specs[i].pad_grid_t = 1 + variant % 2;
       }
       const uint32_t spans = check_specs(specs, 4 * n);
       ck_assert_uint_eq(spans, 4 * (padded ? n - columns : n));

@@ -265,9 +265,9 @@ END_TEST
 
 /* SG_K_VEC_REALIGN: Wt rows odd (address or pitch) and at least 4096 bytes
  * long, tiles in the transpose; not even or shorter rows, nor a dense
- * vector's (a copy). */
+ * vector's (a copy, block-scaled or not). */
 START_TEST(odd_long_wt_rows_realign) {
-  sg_k_param p[5] = {valid_param(0), valid_param(0), valid_param(0), valid_param(0),
+  sg_k_param p[6] = {valid_param(0), valid_param(0), valid_param(0), valid_param(0),
                      valid_param(0)};
   for (uint32_t i = 0; i < 5; i++) {
     p[i].rows = i == 1 ? 4095 : 4097;
@@ -279,11 +279,17 @@ START_TEST(odd_long_wt_rows_realign) {
   p[3].wt = (uint8_t *)(uintptr_t)0x200001;    /* odd base, even pitch */
   p[3].ld_wt = 4098;
   p[4].cols = p[4].ld_w = 1;                   /* N x 1: W and Wt one run */
+  p[5] = p[4];                                 /* the same, block-scaled: linear too */
+  p[5].recipe = SG_K_RECIPE_BLOCK;
+  p[5].grid = (float *)(uintptr_t)0x500000;
+  p[5].grid_t = (float *)(uintptr_t)0x600000;
+  p[5].ld_grid = 1;
+  p[5].ld_grid_t = (p[5].rows + SG_K_TILE - 1) / SG_K_TILE;
   void *image = new_image();
-  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 5), cudaSuccess);
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 6), cudaSuccess);
   const sg_k_desc *d = descs_of(image);
-  static const int kWant[5] = {1, 0, 0, 1, 0};
-  for (uint32_t i = 0; i < 5; i++) {
+  static const int kWant[6] = {1, 0, 0, 1, 0, 0};
+  for (uint32_t i = 0; i < 6; i++) {
     ck_assert_msg(((d[i].vec & SG_K_VEC_REALIGN) != 0) == kWant[i], "param %u: vec 0x%x", i,
                   d[i].vec);
   }
@@ -293,10 +299,10 @@ END_TEST
 
 /* A dense vector's transpose is a copy of SG_K_LINEAR_ITEM-byte spans
  * (W and Wt the same bytes): 1 x N with Wt's rows 1 apart, N x 1 with W's,
- * both 16-byte aligned, not block-scaled (its transpose moves a grid entry
- * a tile). Its cast-transpose, and block scaling's blocks, go in spans of
- * as many elements where the master is contiguous too (SG_K_VEC_SPANS).
- * Anything else is tiles. */
+ * both 16-byte aligned, in every recipe (block scaling's span also copies
+ * its grid entries). Its cast-transpose, and block scaling's blocks, go in
+ * spans of as many elements where the master is contiguous too
+ * (SG_K_VEC_SPANS). Anything else is tiles. */
 START_TEST(dense_vectors_transpose_in_linear_spans) {
   sg_k_param p[7];
   for (int i = 0; i < 7; i++) {
@@ -338,8 +344,8 @@ START_TEST(dense_vectors_transpose_in_linear_spans) {
   ck_assert_uint_eq(sg_k_linear_bytes(1, 1, 0), 1);
   p[0].recipe = SG_K_RECIPE_CURRENT;
   ck_assert(sg_k_linear(&p[0]));
-  /* Block scaling: blocks cast in spans, the transpose in tiles (each
-   * moves a grid entry); not for a strided master. */
+  /* Block scaling: blocks cast in spans (not for a strided master), the
+   * transpose linear too. */
   sg_k_param b[2] = {p[0], p[6]};
   for (int i = 0; i < 2; i++) {
     b[i].recipe = SG_K_RECIPE_BLOCK;
@@ -348,17 +354,20 @@ START_TEST(dense_vectors_transpose_in_linear_spans) {
     b[i].ld_grid = (b[i].cols + SG_K_TILE - 1) / SG_K_TILE;
     b[i].ld_grid_t = (b[i].rows + SG_K_TILE - 1) / SG_K_TILE;
   }
-  ck_assert(!sg_k_linear(&b[0]));
+  ck_assert(sg_k_linear(&b[0]));
+  ck_assert(sg_k_linear(&b[1]));
   ck_assert(sg_k_spans(&b[0]));
   ck_assert(!sg_k_spans(&b[1]));
   p[0].master_dtype = SG_K_MASTER_NONE; /* nothing to cast */
   ck_assert(sg_k_linear(&p[0]));
   ck_assert(!sg_k_spans(&p[0]));
   ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, b, 2), cudaSuccess);
-  ck_assert_uint_eq(d[0].vec & (SG_K_VEC_LINEAR | SG_K_VEC_SPANS), SG_K_VEC_SPANS);
+  ck_assert_uint_eq(d[0].vec & (SG_K_VEC_LINEAR | SG_K_VEC_SPANS),
+                    SG_K_VEC_LINEAR | SG_K_VEC_SPANS);
   ck_assert_uint_eq(d[0].items[SG_K_LIST_BLOCK], spans);
-  ck_assert_uint_eq(d[0].items[SG_K_MODE_TRANSPOSE], tiles);
-  ck_assert_uint_eq(d[1].vec & (SG_K_VEC_LINEAR | SG_K_VEC_SPANS), 0);
+  ck_assert_uint_eq(d[0].items[SG_K_MODE_TRANSPOSE], spans);
+  ck_assert_uint_eq(d[1].vec & (SG_K_VEC_LINEAR | SG_K_VEC_SPANS), SG_K_VEC_LINEAR);
+  ck_assert_uint_eq(d[1].items[SG_K_MODE_TRANSPOSE], spans);
   ck_assert_uint_eq(d[1].items[SG_K_LIST_BLOCK], tiles);
   free(image);
 }
