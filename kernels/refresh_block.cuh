@@ -7,7 +7,9 @@
  * registers, so the master is read once: W and W's grid entry, and for the
  * cast-transpose the codes through shared memory into Wt (refresh_tile.cuh)
  * and Wt's grid entry. Tiles are dealt round-robin over the persistent grid
- * (refresh_schedule.cuh), one at a time. Unaligned master rows load as the
+ * (refresh_schedule.cuh), one at a time; a BF16 tile followed by another
+ * loads the next one's master while it converts (sg_k_block_bf16_run).
+ * Unaligned master rows load as the
  * aligned vectors around each strip, edge strips element by element
  * (refresh_io.cuh); unaligned W rows store at the widest alignment each
  * address has, aligned words with single bytes at the ends at worst
@@ -79,52 +81,15 @@ __device__ __forceinline__ sg_k_block_job sg_k_block_job_of(const sg_k_desc &d, 
                         shifted};
 }
 
-/* Each thread's rows of the cursor's next tile asked for in L1 where it is
- * a BF16 master's (its view as the cursor guessed it; no request where the
- * guess is wrong or there is none). A tile's loads, barriers, conversion and
- * stores run one after another, so a BF16 tile, half an FP32 one's bytes,
- * had too few in flight to keep the memory busy (the BF16 casts ran at
- * 76-81% of the copy, FP32 at 87-96%); asked for a tile ahead, its loads
- * find the lines in L1 (two blocks' next tiles: 64 KB). A hint only: the
- * bytes loaded are the same. */
-__device__ __forceinline__ void sg_k_block_prefetch(const sg_k_block_cursor &next) {
-  const sg_k_view &v = next.view[0];
-  const uint64_t j = next.j;
-  if (j >= next.end || v.master_dtype != SG_K_MASTER_BF16 || j < v.first ||
-      j - v.first >= v.items) {
-    return;
-  }
-  uint64_t r0, c0;
-  sg_k_tile_origin<sg_k_block_chunk>(v, j - v.first, r0, c0);
-  const uint64_t c = c0 + 16u * (threadIdx.x & 7u);
-#pragma unroll
-  for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
-    const uint64_t r = r0 + (threadIdx.x >> 3) + (SG_K_THREADS / 8) * k;
-    if (r < v.rows && c < v.cols) {
-      sg_k_prefetch_l1(v.master + (r * v.ld_master + c) * 2u);
-    }
-  }
-}
-
-/* All threads: one tile. Its max |M| is merged through slots[half] (the
- * barrier after the stash makes every warp's visible), the scale follows
- * from it, the codes go to W and, with TRANSPOSE, into `code`, which drains
- * to Wt after a second barrier. Thread 0 writes the grid entries. A BF16
- * tile prefetches the next tile's master once its own loads are on their
- * way (the cast-transpose, where the registers allow: before the drain; an
- * FP32 tile's registers have no room). */
-template <uint32_t FMT, uint32_t DT, bool TRANSPOSE>
-__device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_tile_smem &code,
-                                                sg_k_amax_slots &slots, uint32_t half,
-                                                const sg_k_block_cursor &next) {
+/* Each thread's 4 strips of a tile's master into m (the loads are issued;
+ * their first use waits for them). */
+template <uint32_t DT>
+__device__ __forceinline__ void sg_k_block_load(const sg_k_block_job &job,
+                                                sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS]) {
   constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
-  const uint32_t q = threadIdx.x & 7u;
-  const uint32_t c = 16u * q;
+  const uint32_t c = 16u * (threadIdx.x & 7u);
   const uint32_t n = c < job.cols ? min(job.cols - c, 16u) : 0u;
   const bool vec_m = n == 16u && (job.vec & SG_K_VEC_MASTER) != 0;
-  const bool vec_w = n == 16u && (job.vec & SG_K_VEC_W) != 0;
-  sg_k_master16<DT> m[SG_K_BLOCK_ROWS];
-  uint32_t amax_bits = 0;
 #pragma unroll
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
     const uint32_t r = (threadIdx.x >> 3) + (SG_K_THREADS / 8) * k;
@@ -132,9 +97,23 @@ __device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_
     m[k] = sg_k_load_strip<DT>(job.m + (r * job.ld_m + c) * kElem, in, vec_m && in == 16u,
                                job.shifted && in == 16u);
   }
-  if constexpr (DT == SG_K_MASTER_BF16 && !TRANSPOSE) {
-    sg_k_block_prefetch(next);
-  }
+}
+
+/* All threads: one tile whose master m holds (or is loading), up to its
+ * drain. Its max |M| is merged through slots[half] (the barrier after the
+ * stash makes every warp's visible), the scale follows from it, the codes
+ * go to W and, with TRANSPOSE, into `code`. Thread 0 writes the grid
+ * entries. */
+template <uint32_t FMT, uint32_t DT, bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
+                                                   const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
+                                                   sg_k_tile_smem &code, sg_k_amax_slots &slots,
+                                                   uint32_t half) {
+  const uint32_t q = threadIdx.x & 7u;
+  const uint32_t c = 16u * q;
+  const uint32_t n = c < job.cols ? min(job.cols - c, 16u) : 0u;
+  const bool vec_w = n == 16u && (job.vec & SG_K_VEC_W) != 0;
+  uint32_t amax_bits = 0;
 #pragma unroll
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
     sg_k_amax16(m[k], amax_bits);
@@ -165,9 +144,13 @@ __device__ __forceinline__ void sg_k_block_tile(const sg_k_block_job &job, sg_k_
       *job.grid_t = inv;
     }
   }
-  if constexpr (DT == SG_K_MASTER_BF16 && TRANSPOSE) {
-    sg_k_block_prefetch(next); /* before the drain; beside the master it spilled */
-  }
+}
+
+/* The converted tile's codes to Wt, after a barrier (TRANSPOSE; the cast
+ * has none). */
+template <bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_drain(const sg_k_block_job &job,
+                                                 const sg_k_tile_smem &code) {
   if constexpr (TRANSPOSE) {
     __syncthreads();
     if (job.rows % 16u == 0 && (job.vec & SG_K_VEC_WT) != 0) {
@@ -237,20 +220,65 @@ __device__ __forceinline__ void sg_k_block_span(const sg_k_desc &d, const sg_k_v
   }
 }
 
-/* The tile with its format and master dtype as template arguments. */
-template <bool TRANSPOSE>
-__device__ __forceinline__ void sg_k_block_tile_of(const sg_k_view &v, const sg_k_block_job &job,
-                                                   sg_k_tile_smem &code, sg_k_amax_slots &slots,
-                                                   uint32_t half, const sg_k_block_cursor &next) {
-  constexpr uint32_t E4 = SG_K_FP8_E4M3, E5 = SG_K_FP8_E5M2;
-  constexpr uint32_t F32 = SG_K_MASTER_FP32, B16 = SG_K_MASTER_BF16;
-  const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
-  if (v.format == SG_K_FP8_E4M3) {
-    bf16 ? sg_k_block_tile<E4, B16, TRANSPOSE>(job, code, slots, half, next)
-         : sg_k_block_tile<E4, F32, TRANSPOSE>(job, code, slots, half, next);
+/* Tile k's conversion with its format as a template argument (its codes
+ * in smem.code[k % 2], its amax in smem.slots' half k % 2). */
+template <uint32_t DT, bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_convert_of(uint32_t format, const sg_k_block_job &job,
+                                                      const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
+                                                      sg_k_block_smem &smem, uint32_t k) {
+  if (format == SG_K_FP8_E4M3) {
+    sg_k_block_convert<SG_K_FP8_E4M3, DT, TRANSPOSE>(job, m, smem.code[k & 1u], smem.slots, k & 1u);
   } else {
-    bf16 ? sg_k_block_tile<E5, B16, TRANSPOSE>(job, code, slots, half, next)
-         : sg_k_block_tile<E5, F32, TRANSPOSE>(job, code, slots, half, next);
+    sg_k_block_convert<SG_K_FP8_E5M2, DT, TRANSPOSE>(job, m, smem.code[k & 1u], smem.slots, k & 1u);
+  }
+}
+
+/* The job of the cursor's item (settled by sg_k_cursor_item). */
+__device__ __forceinline__ sg_k_block_job sg_k_block_job_at(const sg_k_block_cursor &cur) {
+  return sg_k_block_job_of(cur.descs[cur.p[0]], cur.view[0], cur.j - cur.view[0].first);
+}
+
+/* Whether the cursor's item (settled) is a BF16 master's tile. */
+__device__ __forceinline__ bool sg_k_block_bf16_tile(const sg_k_block_cursor &cur) {
+  return cur.view[0].master_dtype == SG_K_MASTER_BF16 && (cur.view[0].vec & SG_K_VEC_SPANS) == 0;
+}
+
+/* The cursor's run of BF16 tiles (it holds one), counting tiles in k.
+ * Each tile's loads, barriers, conversion and stores run one after
+ * another, so one BF16 tile at a time, half an FP32 one's bytes, had too
+ * few in flight to keep the memory busy (the BF16 casts ran at 76-81% of
+ * the copy, FP32 at 87-96%); here the next tile's master loads into
+ * registers as soon as this one's are on their way, where an L1 prefetch
+ * of it before the drain left block scaling's BF16 cast-transpose of the
+ * GPT set at 85-86%. The cursor moves past a tile only when its master is
+ * about to load, so the next tile's job is not held while this one
+ * converts. */
+template <bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_bf16_run(sg_k_block_cursor &cur, sg_k_block_smem &smem,
+                                                    uint32_t &k) {
+  sg_k_master16<SG_K_MASTER_BF16> m[SG_K_BLOCK_ROWS];
+  sg_k_block_job job = sg_k_block_job_at(cur);
+  uint32_t format = cur.view[0].format;
+  sg_k_block_load(job, m);
+  sg_k_cursor_advance(cur);
+  for (;;) {
+    sg_k_master16<SG_K_MASTER_BF16> ahead[SG_K_BLOCK_ROWS];
+    const bool more = sg_k_cursor_item(cur, 0) && sg_k_block_bf16_tile(cur);
+    sg_k_block_convert_of<SG_K_MASTER_BF16, TRANSPOSE>(format, job, m, smem, k);
+    if (more) {
+      sg_k_block_load(sg_k_block_job_at(cur), ahead);
+    }
+    sg_k_block_drain<TRANSPOSE>(job, smem.code[k++ & 1u]);
+    if (!more) {
+      return;
+    }
+    job = sg_k_block_job_at(cur);
+    format = cur.view[0].format;
+    sg_k_cursor_advance(cur);
+#pragma unroll
+    for (uint32_t r = 0; r < SG_K_BLOCK_ROWS; r++) {
+      m[r] = ahead[r];
+    }
   }
 }
 
@@ -281,17 +309,23 @@ __device__ __forceinline__ void sg_k_block_scale(sg_k_block_cursor cur) {
 #pragma unroll 1
   while (sg_k_cursor_item(cur, 0)) {
     const sg_k_view v = cur.view[0];
-    const sg_k_desc &d = cur.descs[cur.p[0]];
     const uint64_t local = cur.j - v.first;
     if ((v.vec & SG_K_VEC_SPANS) != 0) {
+      const sg_k_desc &d = cur.descs[cur.p[0]];
       sg_k_cursor_advance(cur);
       sg_k_block_span_of<TRANSPOSE>(d, v, local);
       continue;
     }
-    const sg_k_block_job job = sg_k_block_job_of(d, v, local);
+    if (v.master_dtype == SG_K_MASTER_BF16) {
+      sg_k_block_bf16_run<TRANSPOSE>(cur, smem, k);
+      continue;
+    }
+    sg_k_master16<SG_K_MASTER_FP32> m[SG_K_BLOCK_ROWS];
+    const sg_k_block_job job = sg_k_block_job_at(cur);
+    sg_k_block_load(job, m);
     sg_k_cursor_advance(cur);
-    sg_k_block_tile_of<TRANSPOSE>(v, job, smem.code[k & 1u], smem.slots, k & 1u, cur);
-    k++;
+    sg_k_block_convert_of<SG_K_MASTER_FP32, TRANSPOSE>(v.format, job, m, smem, k);
+    sg_k_block_drain<TRANSPOSE>(job, smem.code[k++ & 1u]);
   }
 }
 

@@ -297,6 +297,12 @@ START_TEST(masters_end_the_allocation) {
 }
 END_TEST
 
+/* The block kernels' grid: the blocks their items are dealt over. */
+static uint64_t block_grid(void) {
+  return static_cast<uint64_t>(g_device.sm_count) *
+         g_device.blocks_per_sm[SG_K_KERNEL_BLOCK_CAST_TRANSPOSE][SG_K_LAYOUT_NARROW];
+}
+
 /* Block scaling: every block of the cast-transpose's grid (G blocks, items
  * dealt round-robin) takes a tile, then a span, then a tile: G edge tiles
  * of one parameter, a vector of G spans, G more edge tiles (edge tiles, so
@@ -305,8 +311,7 @@ END_TEST
  * step between them; racecheck over this case is what shows a span
  * counted as a tile. */
 START_TEST(spans_between_tiles) {
-  const uint64_t g = static_cast<uint64_t>(g_device.sm_count) *
-                     g_device.blocks_per_sm[SG_K_KERNEL_BLOCK_CAST_TRANSPOSE][SG_K_LAYOUT_NARROW];
+  const uint64_t g = block_grid();
   const uint64_t tiles[2] = {SG_K_TILE * g, 100}, vector[2] = {1, SG_K_LINEAR_ITEM * g};
   sg_fx_spec specs[3];
   for (uint32_t i = 0; i < 3; i++) {
@@ -314,6 +319,26 @@ START_TEST(spans_between_tiles) {
     specs[i].group = 0;
   }
   ck_assert_uint_eq(check_specs(specs, 3), 1);
+}
+END_TEST
+
+/* Block scaling: every block of the block kernels' grid (G blocks) takes
+ * one tile of each of five parameters in turn: BF16 E4M3, BF16 E5M2 (a
+ * BF16 tile loads the next one's master while it converts, so the second
+ * is loaded ahead across parameters and formats), FP32 (which ends the
+ * run), a BF16 vector's span (a run ends before a span too), BF16 again.
+ * Edge tiles, so that none is whole and the table keeps this order. */
+START_TEST(bf16_runs) {
+  const uint64_t g = block_grid();
+  const uint64_t tiles[2] = {SG_K_TILE * g, 100}, vector[2] = {1, SG_K_LINEAR_ITEM * g};
+  static const uint32_t kVariety[5] = {2, 3, 0, 2, 3}; /* listed_spec's format and dtype */
+  sg_fx_spec specs[5];
+  for (uint32_t i = 0; i < 5; i++) {
+    listed_spec(&specs[i], i == 3 ? vector : tiles, kVariety[i],
+                listed{SG_K_RECIPE_BLOCK, 0, 0, false, false});
+    specs[i].group = 0;
+  }
+  ck_assert_uint_eq(check_specs(specs, 5), 1);
 }
 END_TEST
 
@@ -792,6 +817,7 @@ int main(void) {
   tcase_add_test(new_case(s, "linear_spans"), linear_spans);
   tcase_add_test(new_case(s, "many_spans"), many_spans);
   tcase_add_test(new_case(s, "spans_between_tiles"), spans_between_tiles);
+  tcase_add_test(new_case(s, "bf16_runs"), bf16_runs);
   tcase_add_test(new_case(s, "masters_end_the_allocation"), masters_end_the_allocation);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);
