@@ -8,7 +8,7 @@
  * cast-transpose the codes through shared memory into Wt (refresh_tile.cuh)
  * and Wt's grid entry. Tiles are dealt round-robin over the persistent grid
  * (refresh_schedule.cuh), one at a time; a BF16 tile followed by another
- * loads the next one's master while it converts (sg_k_block_bf16_run).
+ * loads the next one's master after its conversion (sg_k_block_bf16_run).
  * Unaligned master rows load as the
  * aligned vectors around each strip, edge strips element by element
  * (refresh_io.cuh); unaligned W rows store at the widest alignment each
@@ -49,7 +49,7 @@ struct sg_k_block_job {
   uint8_t *w, *wt;
   float *grid, *grid_t;
   uint64_t ld_m, ld_w, ld_wt;
-  uint32_t rows, cols, vec;
+  uint32_t rows, cols, vec, format;
   bool shifted; /* unaligned master rows, the tile's vectors inside the master */
 };
 
@@ -78,6 +78,7 @@ __device__ __forceinline__ sg_k_block_job sg_k_block_job_of(const sg_k_desc &d, 
                         rows,
                         cols,
                         v.vec,
+                        v.format,
                         shifted};
 }
 
@@ -223,10 +224,10 @@ __device__ __forceinline__ void sg_k_block_span(const sg_k_desc &d, const sg_k_v
 /* Tile k's conversion with its format as a template argument (its codes
  * in smem.code[k % 2], its amax in smem.slots' half k % 2). */
 template <uint32_t DT, bool TRANSPOSE>
-__device__ __forceinline__ void sg_k_block_convert_of(uint32_t format, const sg_k_block_job &job,
+__device__ __forceinline__ void sg_k_block_convert_of(const sg_k_block_job &job,
                                                       const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
                                                       sg_k_block_smem &smem, uint32_t k) {
-  if (format == SG_K_FP8_E4M3) {
+  if (job.format == SG_K_FP8_E4M3) {
     sg_k_block_convert<SG_K_FP8_E4M3, DT, TRANSPOSE>(job, m, smem.code[k & 1u], smem.slots, k & 1u);
   } else {
     sg_k_block_convert<SG_K_FP8_E5M2, DT, TRANSPOSE>(job, m, smem.code[k & 1u], smem.slots, k & 1u);
@@ -248,23 +249,24 @@ __device__ __forceinline__ bool sg_k_block_bf16_tile(const sg_k_block_cursor &cu
  * another, so one BF16 tile at a time, half an FP32 one's bytes, had too
  * few in flight to keep the memory busy (the BF16 casts ran at 76-81% of
  * the copy, FP32 at 87-96%); here the next tile's master loads into
- * registers as soon as this one's are on their way, where an L1 prefetch
- * of it before the drain left block scaling's BF16 cast-transpose of the
- * GPT set at 85-86%. The cursor moves past a tile only when its master is
- * about to load, so the next tile's job is not held while this one
- * converts. */
+ * registers once this one is converted (before the cast-transpose's
+ * drain), where an L1 request for it (the cast's with this tile's loads,
+ * the cast-transpose's before the drain) left block scaling's BF16
+ * cast-transpose of the GPT set at 85-86%; beside this tile's master the
+ * loads spilled. The cursor moves past the next tile only after this one's
+ * drain, its job derived again then, so that the drain holds only its
+ * master. */
 template <bool TRANSPOSE>
 __device__ __forceinline__ void sg_k_block_bf16_run(sg_k_block_cursor &cur, sg_k_block_smem &smem,
                                                     uint32_t &k) {
   sg_k_master16<SG_K_MASTER_BF16> m[SG_K_BLOCK_ROWS];
   sg_k_block_job job = sg_k_block_job_at(cur);
-  uint32_t format = cur.view[0].format;
   sg_k_block_load(job, m);
   sg_k_cursor_advance(cur);
   for (;;) {
     sg_k_master16<SG_K_MASTER_BF16> ahead[SG_K_BLOCK_ROWS];
     const bool more = sg_k_cursor_item(cur, 0) && sg_k_block_bf16_tile(cur);
-    sg_k_block_convert_of<SG_K_MASTER_BF16, TRANSPOSE>(format, job, m, smem, k);
+    sg_k_block_convert_of<SG_K_MASTER_BF16, TRANSPOSE>(job, m, smem, k);
     if (more) {
       sg_k_block_load(sg_k_block_job_at(cur), ahead);
     }
@@ -273,7 +275,6 @@ __device__ __forceinline__ void sg_k_block_bf16_run(sg_k_block_cursor &cur, sg_k
       return;
     }
     job = sg_k_block_job_at(cur);
-    format = cur.view[0].format;
     sg_k_cursor_advance(cur);
 #pragma unroll
     for (uint32_t r = 0; r < SG_K_BLOCK_ROWS; r++) {
@@ -324,7 +325,7 @@ __device__ __forceinline__ void sg_k_block_scale(sg_k_block_cursor cur) {
     const sg_k_block_job job = sg_k_block_job_at(cur);
     sg_k_block_load(job, m);
     sg_k_cursor_advance(cur);
-    sg_k_block_convert_of<SG_K_MASTER_FP32, TRANSPOSE>(v.format, job, m, smem, k);
+    sg_k_block_convert_of<SG_K_MASTER_FP32, TRANSPOSE>(job, m, smem, k);
     sg_k_block_drain<TRANSPOSE>(job, smem.code[k++ & 1u]);
   }
 }
