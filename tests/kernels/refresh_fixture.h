@@ -34,7 +34,8 @@ typedef struct sg_fx_spec {
   uint32_t misalign; /* W, Wt and master off 16-byte alignment: 0 not; 1 by a
                         random multiple of the element; 2..15 by that many
                         bytes, rounded up to the element */
-  uint32_t master_misalign; /* nonzero: the master's instead of misalign */
+  uint32_t master_misalign; /* nonzero: the master's instead of misalign (16:
+                               aligned, whatever W's and Wt's) */
   uint32_t master_last;     /* nonzero: the master is placed after every other
                                buffer, the last flagged one ending the device
                                allocation (no guard bytes after it), so that

@@ -192,12 +192,14 @@ static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety
 }
 
 /* Each listed shape with every format and master dtype, in every recipe,
- * three ways: aligned and unpadded; off alignment by random amounts and
+ * four ways: aligned and unpadded; off alignment by random amounts and
  * padded by 3 (odd rows), with a delayed slice that splits rows and
  * power-of-two computed scales; 8 bytes off alignment and padded by 8, so
  * that rows are 8- or 4-byte aligned where the shape's own width allows
- * (the transpose fills them by 8- or 4-byte copies). Partial edge blocks
- * in most shapes. */
+ * (the transpose fills them by 8- or 4-byte copies); W and Wt 3 bytes
+ * off alignment, unpadded, beside aligned master rows (the cast-transpose
+ * stages such tiles' masters and stores W at whatever alignment it has).
+ * Partial edge blocks in most shapes. */
 START_TEST(edge_shapes) {
   /* 1 x 40000 and 40000 x 1: three linear spans (transpose and
    * cast-transpose), the last
@@ -214,17 +216,19 @@ START_TEST(edge_shapes) {
       {64, 128},  {16, 16},   {17, 300}, {256, 3},    {257, 383},  {256, 256},
       {1, 40000}, {40000, 1}, {200, 264}, {4097, 200}, {4116, 40}, {4239, 24},
       {4097, 256}};
-  static const uint32_t kMisalign[3] = {0, 1, 8};
-  static const uint64_t kPad[3] = {0, 3, 8};
+  static const uint32_t kMisalign[4] = {0, 1, 8, 3};
+  static const uint32_t kMasterMisalign[4] = {0, 0, 0, 16};
+  static const uint64_t kPad[4] = {0, 3, 8, 0};
   const uint32_t n = sizeof shapes / sizeof shapes[0];
   sg_fx_spec specs[sizeof shapes / sizeof shapes[0] * 4];
   for (uint32_t recipe = SG_K_RECIPE_DELAYED; recipe <= SG_K_RECIPE_BLOCK; recipe++) {
-    for (uint32_t variant = 0; variant < 3; variant++) {
+    for (uint32_t variant = 0; variant < 4; variant++) {
       const bool odd = variant == 1;
       const bool sliced = odd && recipe == SG_K_RECIPE_DELAYED;
       for (uint32_t i = 0; i < 4 * n; i++) {
         const listed l = {recipe, kMisalign[variant], kPad[variant], odd, sliced};
         listed_spec(&specs[i], shapes[i % n], i / n, l);
+        specs[i].master_misalign = kMasterMisalign[variant];
       }
       check_specs(specs, 4 * n);
     }
