@@ -67,7 +67,9 @@ __device__ __forceinline__ uint4 load16(const uint8_t *p, const uint8_t *lo, con
 }
 
 /* Lane groups of 8 (128 bytes): piece j of the group's 16 8-byte pieces is
- * half j % 2 of lane j / 2's vector; this lane stores pieces q and q + 8. */
+ * half j % 2 of lane j / 2's vector; this lane stores pieces q and q + 8.
+ * A shuffle sends the value the source lane holds, so all four words come
+ * over and the half is picked here. */
 __device__ __forceinline__ void store_exchanged(uint8_t *group, const uint4 &v) {
   const uint32_t lane = threadIdx.x & 31u;
   const uint32_t q = lane & 7u;
@@ -75,9 +77,11 @@ __device__ __forceinline__ void store_exchanged(uint8_t *group, const uint4 &v) 
   for (uint32_t t = 0; t < 2; t++) {
     const uint32_t j = q + 8u * t;
     const int from = static_cast<int>((lane & ~7u) + j / 2u);
-    const uint32_t x = __shfl_sync(0xFFFFFFFFu, j % 2u ? v.z : v.x, from);
-    const uint32_t y = __shfl_sync(0xFFFFFFFFu, j % 2u ? v.w : v.y, from);
-    reinterpret_cast<uint2 *>(group)[j] = make_uint2(x, y);
+    const uint32_t x = __shfl_sync(0xFFFFFFFFu, v.x, from);
+    const uint32_t y = __shfl_sync(0xFFFFFFFFu, v.y, from);
+    const uint32_t z = __shfl_sync(0xFFFFFFFFu, v.z, from);
+    const uint32_t w = __shfl_sync(0xFFFFFFFFu, v.w, from);
+    reinterpret_cast<uint2 *>(group)[j] = j % 2u ? make_uint2(z, w) : make_uint2(x, y);
   }
 }
 
