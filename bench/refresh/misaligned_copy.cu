@@ -119,23 +119,26 @@ struct buffers {
   size_t n;
 };
 
+/* Where row r's moved bytes start in the source and destination buffers. */
+static size_t src_start(const row &r) { return kGuard + (r.how == MOVE_LOAD ? r.offset : 0); }
+static size_t dst_start(const row &r) { return kGuard + (r.how == MOVE_LOAD ? 0 : r.offset); }
+
 static void launch(const buffers &b, const row &r, int grid, cudaStream_t st) {
-  const size_t src_off = r.how == MOVE_LOAD ? r.offset : 0;
-  const size_t dst_off = r.how == MOVE_LOAD ? 0 : r.offset;
-  move_kernel<<<grid, SG_K_THREADS, 0, st>>>(b.src + kGuard + src_off, b.dst + kGuard + dst_off,
-                                             b.n, r.how);
+  move_kernel<<<grid, SG_K_THREADS, 0, st>>>(b.src + src_start(r), b.dst + dst_start(r), b.n,
+                                             r.how);
 }
 
-/* Bytes of the destination that differ from what row r must leave there. */
-static size_t check(const buffers &b, const row &r, int grid, uint8_t *h_src, uint8_t *h_dst) {
+/* Bytes of the destination that differ from what row r must leave there
+ * (h_src: the source's bytes, read once). */
+static size_t check(const buffers &b, const row &r, int grid, const uint8_t *h_src,
+                    uint8_t *h_dst) {
   const size_t total = b.n + 2 * kGuard;
   SG_CHECK_CUDA(cudaMemset(b.dst, kPoison, total));
   launch(b, r, grid, 0);
   SG_CHECK_CUDA(cudaGetLastError());
-  SG_CHECK_CUDA(cudaMemcpy(h_src, b.src, total, cudaMemcpyDeviceToHost));
   SG_CHECK_CUDA(cudaMemcpy(h_dst, b.dst, total, cudaMemcpyDeviceToHost));
-  const size_t src_off = kGuard + (r.how == MOVE_LOAD ? r.offset : 0);
-  const size_t dst_off = kGuard + (r.how == MOVE_LOAD ? 0 : r.offset);
+  const size_t src_off = src_start(r);
+  const size_t dst_off = dst_start(r);
   size_t bad = 0;
   for (size_t i = 0; i < total; i++) {
     const bool moved = i >= dst_off && i < dst_off + b.n;
@@ -178,6 +181,7 @@ int main(int argc, char **argv) {
   SG_CHECK_CUDA(cudaGetLastError());
   uint8_t *h_src = static_cast<uint8_t *>(malloc(total));
   uint8_t *h_dst = static_cast<uint8_t *>(malloc(total));
+  SG_CHECK_CUDA(cudaMemcpy(h_src, b.src, total, cudaMemcpyDeviceToHost));
   cudaStream_t st;
   SG_CHECK_CUDA(cudaStreamCreate(&st));
   const double copy = median_us(st, reps, [&](int) {

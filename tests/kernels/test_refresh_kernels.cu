@@ -197,8 +197,8 @@ static void listed_spec(sg_fx_spec *s, const uint64_t shape[2], uint32_t variety
  * power-of-two computed scales; 8 bytes off alignment and padded by 8, so
  * that rows are 8- or 4-byte aligned where the shape's own width allows
  * (the transpose fills them by 8- or 4-byte copies); W and Wt 3 bytes
- * off alignment, unpadded, beside aligned master rows (the cast-transpose
- * stages such tiles' masters and stores W at whatever alignment it has).
+ * off alignment, unpadded, beside aligned master rows (the master loads
+ * as vectors while W and Wt store at whatever alignment they have).
  * Partial edge blocks in most shapes. */
 START_TEST(edge_shapes) {
   /* 1 x 40000 and 40000 x 1: three linear spans (transpose and
