@@ -10,7 +10,14 @@
  * the device copy (cudaMemcpyAsync, bench_refresh's baseline). One row
  * also moves 8-byte pieces between lanes so that each store instruction
  * writes 8 contiguous bytes a lane: it tells the memory's cost from the
- * instruction's.
+ * instruction's. Another shifts each lane's 16 bytes half a vector along
+ * the warp, so that every store but the warp's two ends is an aligned
+ * 16-byte vector (what the realigned drain does for odd Wt rows): it tells
+ * what realigning 8-byte aligned rows would win. The aligned kernel also
+ * runs with its destination 16, 32 and 128 bytes off: every store a whole
+ * vector, but a warp's 512 bytes then start inside a 32-byte L2 sector
+ * (16), inside a 128-byte line (32), or not (128), which tells what a
+ * sector written in two parts by two warps costs.
  *
  *   bench_misaligned_copy [--mb N >= 256] [--reps N >= 20] [--csv PATH]
  *
@@ -25,10 +32,16 @@
 #include "sg_cuda_check.h"
 
 constexpr uint8_t kPoison = 0xA5;
-constexpr size_t kGuard = 64; /* bytes around each buffer's moved bytes */
+constexpr size_t kGuard = 256; /* bytes around each buffer's moved bytes (> every offset) */
 
 /* How a row moves its 16-byte pieces. */
-enum move { MOVE_ALIGNED, MOVE_STORE, MOVE_STORE_EXCHANGED, MOVE_LOAD };
+enum move {
+  MOVE_ALIGNED,
+  MOVE_STORE,
+  MOVE_STORE_EXCHANGED,
+  MOVE_STORE_REALIGNED,
+  MOVE_LOAD
+};
 
 struct row {
   const char *name;
@@ -38,8 +51,12 @@ struct row {
 
 static const row kRows[] = {
     {"aligned", MOVE_ALIGNED, 0},
+    {"store +16 (vectors)", MOVE_ALIGNED, 16},
+    {"store +32 (vectors)", MOVE_ALIGNED, 32},
+    {"store +128 (vectors)", MOVE_ALIGNED, 128},
     {"store +8", MOVE_STORE, 8},
     {"store +8, lanes exchanged", MOVE_STORE_EXCHANGED, 8},
+    {"store +8, realigned", MOVE_STORE_REALIGNED, 8},
     {"store +4", MOVE_STORE, 4},
     {"store +2", MOVE_STORE, 2},
     {"store +1", MOVE_STORE, 1},
@@ -85,9 +102,29 @@ __device__ __forceinline__ void store_exchanged(uint8_t *group, const uint4 &v) 
   }
 }
 
+/* The warp's 32 vectors, bound for dst8 + 16 * lane with dst8 8 bytes off
+ * alignment, as 31 aligned vectors (lane i > 0: the upper half of lane
+ * i - 1's vector and the lower half of its own, at dst8 + 16 * i - 8) and
+ * the two 8-byte ends, stored by lanes 0 and 31. */
+__device__ __forceinline__ void store_realigned(uint8_t *dst8, const uint4 &v) {
+  const uint32_t lane = threadIdx.x & 31u;
+  const uint32_t z = __shfl_up_sync(0xFFFFFFFFu, v.z, 1);
+  const uint32_t w = __shfl_up_sync(0xFFFFFFFFu, v.w, 1);
+  uint8_t *at = dst8 + 16u * lane;
+  if (lane == 0) {
+    *reinterpret_cast<uint2 *>(at) = make_uint2(v.x, v.y);
+  } else {
+    *reinterpret_cast<uint4 *>(at - 8) = make_uint4(z, w, v.x, v.y);
+  }
+  if (lane == 31) {
+    *reinterpret_cast<uint2 *>(at + 8) = make_uint2(v.z, v.w);
+  }
+}
+
 /* Moves n bytes (a multiple of 128) from src to dst, 16 a thread a step.
  * Every lane of a warp takes the same number of steps (n / 16 is a
- * multiple of 32), which the exchange's shuffles need. */
+ * multiple of 32), which the exchange's and the realignment's shuffles
+ * need. */
 __global__ void move_kernel(const uint8_t *src, uint8_t *dst, size_t n, move how) {
   const size_t chunks = n / 16u;
   for (size_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < chunks;
@@ -96,6 +133,8 @@ __global__ void move_kernel(const uint8_t *src, uint8_t *dst, size_t n, move how
                                      : *reinterpret_cast<const uint4 *>(src + 16u * i);
     if (how == MOVE_STORE_EXCHANGED) {
       store_exchanged(dst + 16u * (i & ~size_t{7}), v);
+    } else if (how == MOVE_STORE_REALIGNED) {
+      store_realigned(dst + 16u * (i & ~size_t{31}), v);
     } else if (how == MOVE_STORE) {
       sg_k_store16_any(dst + 16u * i, v, 16u);
     } else {
@@ -201,7 +240,7 @@ int main(int argc, char **argv) {
   for (const row &r : kRows) {
     const size_t bad = check(b, r, grid, h_src, h_dst);
     const double us = median_us(st, reps, [&](int) { launch(b, r, grid, st); });
-    aligned = r.how == MOVE_ALIGNED ? us : aligned;
+    aligned = r.how == MOVE_ALIGNED && r.offset == 0 ? us : aligned;
     failed |= bad != 0;
     printf("%-28s %9.1f %9.0f %8.1f%% %8.1f%% %s\n", r.name, us, 2e-3 * b.n / us,
            100.0 * aligned / us, 100.0 * copy / us, bad == 0 ? "ok" : "MISMATCH");
