@@ -46,7 +46,7 @@ enum move {
 struct row {
   const char *name;
   move how;
-  uint32_t offset; /* of the stores (MOVE_STORE*) or loads (MOVE_LOAD) */
+  uint32_t offset; /* of the loads (MOVE_LOAD), else of the stores */
 };
 
 static const row kRows[] = {
