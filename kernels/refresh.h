@@ -167,12 +167,15 @@ enum {
  * instance moves its tiles' entries itself. 0 in whole is always valid
  * (the general instances); a grids bit may be set for a selection without
  * grids, never left clear for one with them. `split` (bit 1 <<
- * SG_K_LIST_TRANSPOSE only): the selection is one run of the table (one
- * group's, or all of the merged table: sg_k_refresh_build_merged) and
- * most of its transpose tiles (3/4) belong to parameters whose
- * tiles are all whole, but not all do; its transpose then runs as two
- * launches, the whole parameters in the whole instance (in `layout`) and
- * the rest in the general one (in `rest_layout`), where one launch of the
+ * SG_K_LIST_TRANSPOSE, with bit 1 << SG_K_LIST_CAST_TRANSPOSE): the
+ * selection is one run of the table (one group's, or all of the merged
+ * table: sg_k_refresh_build_merged) and most of its transpose tiles (3/4)
+ * belong to parameters whose tiles are all whole, but not all do; its
+ * transpose then runs as two launches, the whole parameters in the whole
+ * instance (in `layout`) and the rest in the general one (in
+ * `rest_layout`), and so does its cast-transpose where its bit is set
+ * (both parts have its tiles, and every whole-tile parameter's are whole
+ * in that list too), where one launch of the
  * general instance would move every tile (a model with one odd embedding
  * ran all its weights so). 0 is always valid. `realign`: nonzero where
  * some selected parameter's Wt rows realign (SG_K_VEC_REALIGN); its

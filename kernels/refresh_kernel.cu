@@ -4,7 +4,9 @@
  * unaligned code, so the GPT set's all-whole tiles run the lean loop they
  * had before the recipes and the unaligned path grew the general one), the
  * transpose also in a general instance with the realigned drain
- * (sg_k_plan.realign: odd Wt rows), and its launcher. A persistent grid (as many blocks as fit on the GPU at
+ * (sg_k_plan.realign: odd Wt rows), the cast-transpose in a whole and a
+ * general instance for a split's parts (sg_k_plan.split), and its
+ * launcher. A persistent grid (as many blocks as fit on the GPU at
  * once) walks a work list of the launch's group in the device table. A
  * launch runs the kernels its plan names, one after another on the stream
  * (those on other bytes than the one before overlapping it:
@@ -32,18 +34,18 @@
  * The cast mode, the amax pass and the block kernels have one layout and
  * no dynamic shared memory (the cast's static amax slots, the block
  * kernel's code tiles). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool APART = false>
 struct sg_k_layout_of {
   struct Smem {};
 };
 
-/* REALIGN: the instance with the realigned drain, whose ring holds the rows
- * below each tile. */
-template <uint32_t LAYOUT, bool REALIGN>
-struct sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT, REALIGN> {
+/* The transpose's APART instance has the realigned drain, whose ring holds
+ * the rows below each tile. */
+template <uint32_t LAYOUT, bool APART>
+struct sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT, APART> {
   using Chunk = typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE, sg_k_chunk<2, 2>,
                                           sg_k_chunk<1, 1>>::type;
-  using Smem = sg_k_transpose_ring<Chunk::K, REALIGN>;
+  using Smem = sg_k_transpose_ring<Chunk::K, APART>;
 };
 
 /* The order a transpose instance deals its chunks in: the wide layout's
@@ -63,8 +65,8 @@ using sg_k_transpose_chunk =
     typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE && WHOLE, sg_k_chunk<2, 2, 512>,
                               typename sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT>::Chunk>::type;
 
-template <uint32_t LAYOUT>
-struct sg_k_layout_of<SG_K_KERNEL_CAST_TRANSPOSE, LAYOUT, false> {
+template <uint32_t LAYOUT, bool APART>
+struct sg_k_layout_of<SG_K_KERNEL_CAST_TRANSPOSE, LAYOUT, APART> {
   using Smem = sg_k_ct_ring<LAYOUT == SG_K_LAYOUT_WIDE ? SG_K_CT_WIDE_STAGES : 4u>;
 };
 
@@ -81,9 +83,9 @@ __host__ __device__ constexpr bool sg_k_has_ring(uint32_t kernel) {
 }
 
 /* Dynamic shared memory of a kernel and layout. */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool APART = false>
 constexpr size_t sg_k_smem_bytes() {
-  return sg_k_has_ring(KERNEL) ? sizeof(typename sg_k_layout_of<KERNEL, LAYOUT, REALIGN>::Smem)
+  return sg_k_has_ring(KERNEL) ? sizeof(typename sg_k_layout_of<KERNEL, LAYOUT, APART>::Smem)
                                : 0;
 }
 
@@ -94,10 +96,11 @@ constexpr size_t sg_k_smem_bytes() {
  * and for the narrow transpose with the realigned drain (at 64 registers
  * it spilled: refresh_tile.cuh); 2 for the block kernels, which hold a
  * tile's master in registers. */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool APART = false>
 constexpr int sg_k_min_blocks() {
-  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<KERNEL, LAYOUT, REALIGN>() + 1024u);
-  constexpr bool kRealignNarrow = REALIGN && LAYOUT == SG_K_LAYOUT_NARROW;
+  constexpr size_t kFit = 228u * 1024u / (sg_k_smem_bytes<KERNEL, LAYOUT, APART>() + 1024u);
+  constexpr bool kRealignNarrow =
+      APART && KERNEL == SG_K_KERNEL_TRANSPOSE && LAYOUT == SG_K_LAYOUT_NARROW;
   return KERNEL == SG_K_KERNEL_CAST || KERNEL == SG_K_KERNEL_AMAX || kRealignNarrow ? 3
          : sg_k_has_ring(KERNEL) ? static_cast<int>(kFit < 4 ? kFit : 4)
                                  : 2;
@@ -125,25 +128,31 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
   }
 }
 
-/* WHOLE: the whole-tile instance; REALIGN: the general transpose with the
- * realigned drain (sg_k_plan.realign: its code in the pipeline's loop cost
- * the other launches' small tiles 2-10%). part: which of the selection's
- * parameters the transpose moves (SG_K_PART_*; the other kernels take
- * all). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool REALIGN = false>
-__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT, REALIGN>()))
+/* WHOLE: the whole-tile instance. APART: an instance that only some
+ * launches take, so that its code costs the others nothing: the general
+ * transpose with the realigned drain (sg_k_plan.realign: its code in the
+ * pipeline's loop cost the other launches' small tiles 2-10%), and the
+ * cast-transpose's for the parts of a split (whole and general: taking
+ * the part made ptxas spill 20 bytes in the narrow general instance,
+ * which cost the many-small set 7 us a launch). part: which of the
+ * selection's parameters the transpose and those cast-transpose instances
+ * move (SG_K_PART_*; the other kernels take all). */
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool APART = false>
+__global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT, APART>()))
     sg_k_refresh_kernel(const char *base, uint32_t group, uint32_t part,
                         const int32_t *noop_flag) {
   static_assert(!WHOLE || sg_k_has_ring(KERNEL), "only the tile kernels have a whole instance");
-  static_assert(!REALIGN || (KERNEL == SG_K_KERNEL_TRANSPOSE && !WHOLE),
-                "only the general transpose realigns");
+  static_assert(!APART || (KERNEL == SG_K_KERNEL_TRANSPOSE && !WHOLE) ||
+                    KERNEL == SG_K_KERNEL_CAST_TRANSPOSE,
+                "only the general transpose realigns, only the cast-transpose splits apart");
   constexpr uint32_t LIST = sg_k_list_of(KERNEL);
-  constexpr bool kOverlaps = KERNEL == SG_K_KERNEL_TRANSPOSE || KERNEL == SG_K_KERNEL_GRID;
+  constexpr bool kOverlaps = KERNEL == SG_K_KERNEL_TRANSPOSE || KERNEL == SG_K_KERNEL_GRID ||
+                             (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE && APART);
   if constexpr (kOverlaps) {
     sg_k_let_dependents_start();
   }
   [[maybe_unused]] typename std::conditional<kOverlaps, sg_k_wait_before_exit, int>::type waits{};
-  using Smem = typename sg_k_layout_of<KERNEL, LAYOUT, REALIGN>::Smem;
+  using Smem = typename sg_k_layout_of<KERNEL, LAYOUT, APART>::Smem;
   extern __shared__ uint4 sg_k_dynamic_smem[];
   const sg_k_table *table = reinterpret_cast<const sg_k_table *>(base);
   /* Loaded before the flag is tested, so the two loads overlap. */
@@ -157,12 +166,13 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT,
                                                            sg_k_scratch_offset(capacity));
   if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
     using Chunk = sg_k_transpose_chunk<LAYOUT, WHOLE>;
-    sg_k_transpose_pipeline<Chunk, WHOLE, REALIGN>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
-                                          sg_k_cursor_start<LIST, Chunk>(head, descs, group,
-                                                                         part));
+    sg_k_transpose_pipeline<Chunk, WHOLE, APART>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
+                                                 sg_k_cursor_start<LIST, Chunk>(head, descs,
+                                                                                group, part));
   } else if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
     sg_k_cast_transpose<WHOLE>(*reinterpret_cast<Smem *>(sg_k_dynamic_smem),
-                               sg_k_cursor_start<LIST, sg_k_ct_chunk>(head, descs, group),
+                               sg_k_cursor_start<LIST, sg_k_ct_chunk>(
+                                   head, descs, group, APART ? part : uint32_t{SG_K_PART_ALL}),
                                descs, scratch);
   } else if constexpr (KERNEL == SG_K_KERNEL_GRID) {
     sg_k_grid_transpose<LIST>(head, descs, group);
@@ -180,33 +190,33 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT,
  * largest carveout. The other kernels keep the default, which leaves L1
  * room for their loads in flight (the largest carveout cost the cast mode
  * 13% on the GPT set). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool REALIGN = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool APART = false>
 static cudaError_t instance_blocks(int *per_sm) {
   cudaError_t err = cudaSuccess;
-  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<KERNEL, LAYOUT, REALIGN>());
+  constexpr int kSmem = static_cast<int>(sg_k_smem_bytes<KERNEL, LAYOUT, APART>());
   if (sg_k_has_ring(KERNEL)) {
-    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>,
+    err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, APART>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
     if (err == cudaSuccess) {
-      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>,
+      err = cudaFuncSetAttribute(sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, APART>,
                                  cudaFuncAttributePreferredSharedMemoryCarveout,
                                  cudaSharedmemCarveoutMaxShared);
     }
   }
   if (err == cudaSuccess) {
     err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>, SG_K_THREADS, kSmem);
+        per_sm, sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, APART>, SG_K_THREADS, kSmem);
   }
   return err;
 }
 
 /* Lowers *per_sm to the blocks of one more instance (after a failure, to 0:
  * the caller returns the error). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool REALIGN = false>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool APART = false>
 static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
   int blocks = 0;
   if (err == cudaSuccess) {
-    err = instance_blocks<KERNEL, LAYOUT, WHOLE, REALIGN>(&blocks);
+    err = instance_blocks<KERNEL, LAYOUT, WHOLE, APART>(&blocks);
   }
   *per_sm = blocks < *per_sm ? blocks : *per_sm;
   return err;
@@ -214,15 +224,20 @@ static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
 
 /* Blocks of the persistent grid per multiprocessor: one size for a tile
  * kernel's instances (the smallest; all are bound by the ring's shared
- * memory and the launch bounds, so they agree). REALIGN: the realigned
+ * memory and the launch bounds, so they agree; the cast-transpose's
+ * instances for a split's parts among them). APART: the realigned
  * transpose, sized apart, so that its larger ring lowers no other
  * launch's grid (on an A100 the narrow ring would fit 2 blocks a
  * multiprocessor instead of 3). */
-template <uint32_t KERNEL, uint32_t LAYOUT, bool REALIGN>
+template <uint32_t KERNEL, uint32_t LAYOUT, bool APART>
 static cudaError_t blocks_per_sm(int *per_sm) {
-  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false, REALIGN>(per_sm);
-  if constexpr (sg_k_has_ring(KERNEL) && !REALIGN) {
+  cudaError_t err = instance_blocks<KERNEL, LAYOUT, false, APART>(per_sm);
+  if constexpr (sg_k_has_ring(KERNEL) && !APART) {
     err = fewer_blocks<KERNEL, LAYOUT, true>(err, per_sm);
+  }
+  if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
+    err = fewer_blocks<KERNEL, LAYOUT, false, true>(err, per_sm);
+    err = fewer_blocks<KERNEL, LAYOUT, true, true>(err, per_sm);
   }
   /* A kernel that fits nowhere still gets one block per multiprocessor
    * (the launch then reports why). */
@@ -230,18 +245,18 @@ static cudaError_t blocks_per_sm(int *per_sm) {
   return err;
 }
 
-/* A kernel's entries of the device record (REALIGN: the realigned
+/* A kernel's entries of the device record (APART: the realigned
  * transpose's, sg_k_refresh_device.realign_blocks_per_sm): both layouts of
  * the tile kernels, the wide one only where a block may have its shared
  * memory (A100: 163 KB; sm_86/89: 99 KB), and one entry for the others. */
-template <uint32_t KERNEL, bool REALIGN = false>
+template <uint32_t KERNEL, bool APART = false>
 static cudaError_t load_kernel(int optin, sg_k_refresh_device *out) {
-  int *per_sm = REALIGN ? out->realign_blocks_per_sm : out->blocks_per_sm[KERNEL];
-  cudaError_t err = blocks_per_sm<KERNEL, SG_K_LAYOUT_NARROW, REALIGN>(&per_sm[SG_K_LAYOUT_NARROW]);
+  int *per_sm = APART ? out->realign_blocks_per_sm : out->blocks_per_sm[KERNEL];
+  cudaError_t err = blocks_per_sm<KERNEL, SG_K_LAYOUT_NARROW, APART>(&per_sm[SG_K_LAYOUT_NARROW]);
   if constexpr (sg_k_has_ring(KERNEL)) {
     if (err == cudaSuccess &&
-        static_cast<size_t>(optin) >= sg_k_smem_bytes<KERNEL, SG_K_LAYOUT_WIDE, REALIGN>()) {
-      err = blocks_per_sm<KERNEL, SG_K_LAYOUT_WIDE, REALIGN>(&per_sm[SG_K_LAYOUT_WIDE]);
+        static_cast<size_t>(optin) >= sg_k_smem_bytes<KERNEL, SG_K_LAYOUT_WIDE, APART>()) {
+      err = blocks_per_sm<KERNEL, SG_K_LAYOUT_WIDE, APART>(&per_sm[SG_K_LAYOUT_WIDE]);
     }
   }
   return err;
@@ -283,73 +298,74 @@ extern "C" cudaError_t sg_k_refresh_load(sg_k_refresh_device *out) {
 }
 
 /* The device record's blocks per multiprocessor of a kernel's layouts
- * (REALIGN: the realigned transpose's). */
-template <uint32_t KERNEL, bool REALIGN>
+ * (APART: the realigned transpose's; the cast-transpose's instances share
+ * one entry). */
+template <uint32_t KERNEL, bool APART>
 static const int *blocks_entry(const sg_k_refresh_device *dev) {
-  return REALIGN ? dev->realign_blocks_per_sm : dev->blocks_per_sm[KERNEL];
+  return APART && KERNEL == SG_K_KERNEL_TRANSPOSE ? dev->realign_blocks_per_sm
+                                                   : dev->blocks_per_sm[KERNEL];
 }
 
 /* OVERLAP: launched programmatically after the kernel before it on the
  * stream (refresh_overlap.cuh), which must touch none of its bytes. */
 template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE = false, bool OVERLAP = false,
-          bool REALIGN = false>
+          bool APART = false>
 static cudaError_t launch_as(const void *table, uint32_t group, uint32_t part,
                              const int32_t *noop_flag, const sg_k_refresh_device *dev,
                              cudaStream_t stream) {
   const char *base = static_cast<const char *>(table);
   void *args[] = {&base, &group, &part, &noop_flag};
-  const unsigned per_sm = static_cast<unsigned>(blocks_entry<KERNEL, REALIGN>(dev)[LAYOUT]);
+  const unsigned per_sm = static_cast<unsigned>(blocks_entry<KERNEL, APART>(dev)[LAYOUT]);
   cudaLaunchAttribute overlap;
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(dev->sm_count) * (per_sm > 0 ? per_sm : 1u));
   config.blockDim = dim3(SG_K_THREADS);
-  config.dynamicSmemBytes = sg_k_smem_bytes<KERNEL, LAYOUT, REALIGN>();
+  config.dynamicSmemBytes = sg_k_smem_bytes<KERNEL, LAYOUT, APART>();
   config.stream = stream;
   const bool overlaps = OVERLAP && dev->overlaps != 0;
   config.attrs = overlaps ? &overlap : nullptr;
   config.numAttrs = overlaps ? 1u : 0u;
   const void *fn =
-      reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, REALIGN>);
+      reinterpret_cast<const void *>(&sg_k_refresh_kernel<KERNEL, LAYOUT, WHOLE, APART>);
   return cudaLaunchKernelExC(&config, fn, args);
 }
 
 /* A tile kernel in the layout asked for where the device loaded it. */
-template <uint32_t KERNEL, bool WHOLE, bool OVERLAP = false, bool REALIGN = false>
+template <uint32_t KERNEL, bool WHOLE, bool OVERLAP = false, bool APART = false>
 static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t part,
                                  uint32_t layout, const int32_t *noop_flag,
                                  const sg_k_refresh_device *dev, cudaStream_t stream) {
   const bool wide =
-      layout == SG_K_LAYOUT_WIDE && blocks_entry<KERNEL, REALIGN>(dev)[SG_K_LAYOUT_WIDE] > 0;
-  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, OVERLAP, REALIGN>(table, group, part,
-                                                                             noop_flag, dev, stream)
-              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, OVERLAP, REALIGN>(
+      layout == SG_K_LAYOUT_WIDE && blocks_entry<KERNEL, APART>(dev)[SG_K_LAYOUT_WIDE] > 0;
+  return wide ? launch_as<KERNEL, SG_K_LAYOUT_WIDE, WHOLE, OVERLAP, APART>(table, group, part,
+                                                                           noop_flag, dev, stream)
+              : launch_as<KERNEL, SG_K_LAYOUT_NARROW, WHOLE, OVERLAP, APART>(
                     table, group, part, noop_flag, dev, stream);
 }
 
 /* The general instance of a tile kernel; the transpose's with the realigned
- * drain where the plan has tiles for it. */
+ * drain where the plan has tiles for it, the cast-transpose's for a part
+ * where it moves one. */
 template <uint32_t KERNEL, bool OVERLAP = false>
 static cudaError_t launch_general(const void *table, uint32_t group, uint32_t part,
                                   uint32_t layout, const sg_k_plan *plan,
                                   const int32_t *noop_flag, const sg_k_refresh_device *dev,
                                   cudaStream_t stream) {
-  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
-    if (plan->realign != 0) {
-      return launch_layout<KERNEL, false, OVERLAP, true>(table, group, part, layout, noop_flag,
-                                                         dev, stream);
-    }
-  }
-  return launch_layout<KERNEL, false, OVERLAP>(table, group, part, layout, noop_flag, dev,
-                                               stream);
+  const bool apart = KERNEL == SG_K_KERNEL_TRANSPOSE ? plan->realign != 0
+                                                    : part != SG_K_PART_ALL;
+  return apart ? launch_layout<KERNEL, false, OVERLAP, true>(table, group, part, layout,
+                                                             noop_flag, dev, stream)
+               : launch_layout<KERNEL, false, OVERLAP>(table, group, part, layout, noop_flag,
+                                                       dev, stream);
 }
 
 /* A tile kernel as the plan says: the whole instance where every tile of
- * its list (which shares the kernel's number) is whole; split (the
- * transpose), its whole part so and the rest in the general instance,
- * overlapping the whole part's tail (other parameters' bytes); else the
- * general instance on all of it. */
+ * its list (which shares the kernel's number) is whole; split, its whole
+ * part so and the rest in the general instance, overlapping the whole
+ * part's tail (other parameters' bytes); else the general instance on all
+ * of it. */
 template <uint32_t KERNEL>
 static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_plan *plan,
                                 const int32_t *noop_flag, const sg_k_refresh_device *dev,
@@ -360,15 +376,14 @@ static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_pl
     return launch_layout<KERNEL, true>(table, group, SG_K_PART_ALL, plan->layout, noop_flag, dev,
                                        stream);
   }
-  if constexpr (KERNEL == SG_K_KERNEL_TRANSPOSE) {
-    if ((plan->split & bit) != 0) {
-      const cudaError_t err = launch_layout<KERNEL, true>(table, group, SG_K_PART_WHOLE,
-                                                          plan->layout, noop_flag, dev, stream);
-      return err != cudaSuccess
-                 ? err
-                 : launch_general<KERNEL, true>(table, group, SG_K_PART_REST, plan->rest_layout,
-                                                plan, noop_flag, dev, stream);
-    }
+  if ((plan->split & bit) != 0) {
+    constexpr bool kApart = KERNEL == SG_K_KERNEL_CAST_TRANSPOSE;
+    const cudaError_t err = launch_layout<KERNEL, true, false, kApart>(
+        table, group, SG_K_PART_WHOLE, plan->layout, noop_flag, dev, stream);
+    return err != cudaSuccess
+               ? err
+               : launch_general<KERNEL, true>(table, group, SG_K_PART_REST, plan->rest_layout,
+                                              plan, noop_flag, dev, stream);
   }
   return launch_general<KERNEL>(table, group, SG_K_PART_ALL, plan->layout, plan, noop_flag, dev,
                                 stream);

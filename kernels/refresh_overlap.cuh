@@ -1,9 +1,11 @@
 /* Programmatic dependent launch between the kernels of one refresh launch
- * that touch disjoint bytes: a split transpose's rest (general instance)
- * after its whole part, and the grid transpose after the tiles. Launched
+ * that touch disjoint bytes: a split transpose's or cast-transpose's rest
+ * (general instance) after its whole part, and the grid transpose after
+ * the tiles. Launched
  * with the programmatic attribute (refresh_kernel.cu), such a kernel may
  * start once every block of the kernel before it has begun (each
- * transpose lets its dependents start first thing), instead of after that
+ * transpose and split cast-transpose lets its dependents start first
+ * thing), instead of after that
  * kernel has ended: the launch latency and the first kernel's tail then
  * overlap the second's work. Before it exits, the second waits for the
  * first to end, so its own end still means both have ended, and the

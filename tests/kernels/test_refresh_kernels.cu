@@ -432,7 +432,9 @@ END_TEST
  * rest (general): group 0 holds three whole parameters and an odd one
  * (18 of 22 tiles whole), group 1 a whole and an odd one (6 of 10), group
  * 2 whole ones only, in each recipe and all three mixed; the plan splits
- * group 0 only (a selection of several groups never splits), and every
+ * group 0 only (a selection of several groups never splits), its
+ * cast-transpose too but where every parameter is block-scaled (none has
+ * cast-transpose tiles), and every
  * kind gives the reference's bytes for each group, all groups, and the
  * table of group 0 alone, whose all-groups selection splits too. The
  * merged table (every parameter as one run, whole ones first) splits all
@@ -441,8 +443,9 @@ START_TEST(split_selection) {
   static const uint64_t whole[2] = {256, 384}, odd[2] = {200, 130};
   static const uint32_t groups[8] = {0, 0, 0, 0, 1, 1, 2, 2};
   static const bool is_whole[8] = {true, false, true, true, true, false, true, true};
-  const uint32_t t = 1u << SG_K_LIST_TRANSPOSE;
   for (uint32_t set = SG_K_RECIPE_DELAYED; set <= SG_K_RECIPE_BLOCK + 1; set++) {
+    const uint32_t t = 1u << SG_K_LIST_TRANSPOSE |
+                       (set == SG_K_RECIPE_BLOCK ? 0u : 1u << SG_K_LIST_CAST_TRANSPOSE);
     sg_fx_spec specs[8];
     for (uint32_t i = 0; i < 8; i++) {
       const uint32_t recipe = set <= SG_K_RECIPE_BLOCK ? set : i % 3;

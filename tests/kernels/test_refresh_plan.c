@@ -131,20 +131,31 @@ END_TEST
 
 /* Split: one group whose whole-tile parameters hold at least 3/4 of its
  * tiles, but not all, runs its transpose in two parts, each in the layout
- * its own tiles suit (Llama-3's embedding wide, GPT-2's odd one narrow);
- * below 3/4, all whole, none whole or a selection of two groups: one
- * launch, no split. */
+ * its own tiles suit (Llama-3's embedding wide, GPT-2's odd one narrow),
+ * and its cast-transpose too where both parts cast tiles and the whole
+ * part's are whole (not with the embedding's master rows unaligned, nor
+ * with either part block-scaled: no cast-transpose tiles); below 3/4, all
+ * whole, none whole or a selection of two groups: one launch, no split. */
 START_TEST(split_whole_from_the_rest) {
-  const uint32_t t = WHOLE_T;
+  const uint32_t t = WHOLE_T, tc = WHOLE_T | WHOLE_CT;
   sg_k_param model[3] = {shaped(SG_K_RECIPE_DELAYED, 128256, 4096),
                          shaped(SG_K_RECIPE_DELAYED, 50257, 768),
                          shaped(SG_K_RECIPE_DELAYED, 4096, 4096)};
   const sg_k_plan both = sg_k_refresh_plan(model, 2, SG_K_ALL_GROUPS);
   ck_assert_uint_eq(both.whole & t, 0);
-  ck_assert_uint_eq(both.split, t);
+  ck_assert_uint_eq(both.split, tc);
   ck_assert_uint_eq(both.layout, SG_K_LAYOUT_WIDE);
   ck_assert_uint_eq(both.rest_layout, SG_K_LAYOUT_NARROW);
-  ck_assert_uint_eq(sg_k_refresh_plan(model, 2, 0).split, t); /* the same, as group 0 */
+  ck_assert_uint_eq(sg_k_refresh_plan(model, 2, 0).split, tc); /* the same, as group 0 */
+  sg_k_param variant[2] = {model[0], model[1]};
+  variant[0].ld_master = 4096 + 4; /* 8 bytes past a 16-byte row */
+  ck_assert_uint_eq(sg_k_refresh_plan(variant, 2, SG_K_ALL_GROUPS).split, t);
+  variant[0] = model[0];
+  variant[0].recipe = SG_K_RECIPE_BLOCK;
+  ck_assert_uint_eq(sg_k_refresh_plan(variant, 2, SG_K_ALL_GROUPS).split, t);
+  variant[0] = model[0];
+  variant[1].recipe = SG_K_RECIPE_BLOCK;
+  ck_assert_uint_eq(sg_k_refresh_plan(variant, 2, SG_K_ALL_GROUPS).split, t);
   ck_assert_uint_eq(sg_k_refresh_plan(model, 1, SG_K_ALL_GROUPS).split, 0); /* all whole */
   ck_assert_uint_eq(sg_k_refresh_plan(&model[1], 1, SG_K_ALL_GROUPS).split, 0); /* none */
   /* [4096, 4096] (1024 tiles) against [50257, 768] (2358): under 3/4 */
@@ -156,12 +167,12 @@ START_TEST(split_whole_from_the_rest) {
   model[2].group = 1;
   model[2].rows = 50176; /* 392 x 32 tiles, against 393 x 6 */
   model[2].ld_wt = 50176;
-  ck_assert_uint_eq(sg_k_refresh_plan(model, 3, 1).split, t);
+  ck_assert_uint_eq(sg_k_refresh_plan(model, 3, 1).split, tc);
   ck_assert_uint_eq(sg_k_refresh_plan(model, 3, SG_K_ALL_GROUPS).split, 0);
   ck_assert_uint_eq(sg_k_refresh_plan(model, 3, 0).split, 0); /* group 0: all whole */
   /* the merged table holds them as one run, whole ones first: it splits */
   const sg_k_plan merged = sg_k_refresh_plan_merged(model, 3);
-  ck_assert_uint_eq(merged.split, t);
+  ck_assert_uint_eq(merged.split, tc);
   ck_assert_uint_eq(merged.params, 3);
   ck_assert_uint_eq(merged.lists, sg_k_refresh_plan(model, 3, SG_K_ALL_GROUPS).lists);
   ck_assert_uint_eq(sg_k_refresh_plan_merged(model, 1).split, 0); /* all whole */
