@@ -1,17 +1,16 @@
 /* Programmatic dependent launch between the kernels of one refresh launch
  * that touch disjoint bytes: a split transpose's or cast-transpose's rest
  * (general instance) after its whole part, and the grid transpose after
- * the tiles. Launched
- * with the programmatic attribute (refresh_kernel.cu), such a kernel may
- * start once every block of the kernel before it has begun (each
- * transpose and split cast-transpose lets its dependents start first
- * thing), instead of after that
- * kernel has ended: the launch latency and the first kernel's tail then
- * overlap the second's work. Before it exits, the second waits for the
- * first to end, so its own end still means both have ended, and the
- * stream's next work (which waits for the last kernel only) sees every
- * byte of the launch. Both are no-ops where the kernel was launched
- * without the attribute, and before sm_90, which has none. */
+ * the tiles. Launched with the programmatic attribute (refresh_kernel.cu),
+ * such a kernel may start once every block of the kernel before it has
+ * begun (each transpose and split cast-transpose lets its dependents start
+ * first thing), instead of after that kernel has ended: the launch latency
+ * and the first kernel's tail then overlap the second's work. Before it
+ * exits, the second waits for the first to end, so its own end still means
+ * both have ended, and the stream's next work (which waits for the last
+ * kernel only) sees every byte of the launch. Both are no-ops where the
+ * kernel was launched without the attribute, and before sm_90, which has
+ * none. */
 #ifndef SG_KERNELS_REFRESH_OVERLAP_CUH
 #define SG_KERNELS_REFRESH_OVERLAP_CUH
 

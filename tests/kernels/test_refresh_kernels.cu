@@ -434,11 +434,11 @@ END_TEST
  * 2 whole ones only, in each recipe and all three mixed; the plan splits
  * group 0 only (a selection of several groups never splits), its
  * cast-transpose too but where every parameter is block-scaled (none has
- * cast-transpose tiles), and every
- * kind gives the reference's bytes for each group, all groups, and the
- * table of group 0 alone, whose all-groups selection splits too. The
- * merged table (every parameter as one run, whole ones first) splits all
- * three groups at once, in every kind, and gives the same bytes. */
+ * cast-transpose tiles), and every kind gives the reference's bytes for
+ * each group, all groups, and the table of group 0 alone, whose all-groups
+ * selection splits too. The merged table (every parameter as one run,
+ * whole ones first) splits all three groups at once, in every kind, and
+ * gives the same bytes. */
 START_TEST(split_selection) {
   static const uint64_t whole[2] = {256, 384}, odd[2] = {200, 130};
   static const uint32_t groups[8] = {0, 0, 0, 0, 1, 1, 2, 2};
