@@ -180,7 +180,11 @@ enum {
  * ran all its weights so). 0 is always valid. `realign`: nonzero where
  * some selected parameter's Wt rows realign (SG_K_VEC_REALIGN); its
  * general transpose then runs in the instance with the realigned drain.
- * 0 is valid (those tiles drain as edge ones), nonzero too. */
+ * 0 is valid (those tiles drain as edge ones), nonzero too. `pairs`:
+ * nonzero where at least 3/4 of the block list's tiles have 64 rows or
+ * fewer; the block kernels then run in the instance that takes two of
+ * them a step (whose code for the other tiles is slower: refresh_plan.c).
+ * 0 is valid, nonzero too. */
 typedef struct sg_k_plan {
   uint32_t layout;
   uint32_t lists;
@@ -191,6 +195,7 @@ typedef struct sg_k_plan {
   uint32_t split;
   uint32_t rest_layout;
   uint32_t realign;
+  uint32_t pairs;
 } sg_k_plan;
 
 /* The plan of the parameters of `group` (SG_K_ALL_GROUPS: all). O(count). */

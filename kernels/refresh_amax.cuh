@@ -33,13 +33,18 @@ __device__ __forceinline__ void sg_k_amax_stash(uint32_t bits, sg_k_amax_slots &
   }
 }
 
-/* After a barrier that follows the stash: the block's max. */
+/* After a barrier that follows the stash: the block's max, or with
+ * GROUPS > 1 the max of the calling thread's group of warps (the block's
+ * warps in GROUPS equal runs: block scaling's pair of tiles). */
+template <uint32_t GROUPS = 1>
 __device__ __forceinline__ uint32_t sg_k_amax_merged(const sg_k_amax_slots &slots,
                                                      uint32_t half) {
+  constexpr uint32_t kWarps = SG_K_THREADS / 32 / GROUPS;
+  const uint32_t first = GROUPS == 1 ? 0u : (threadIdx.x >> 5) / kWarps * kWarps;
   uint32_t bits = 0;
 #pragma unroll
-  for (int w = 0; w < SG_K_THREADS / 32; w++) {
-    bits = max(bits, slots.warp[half][w]);
+  for (uint32_t w = 0; w < kWarps; w++) {
+    bits = max(bits, slots.warp[half][first + w]);
   }
   return bits;
 }

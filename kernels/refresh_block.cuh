@@ -34,16 +34,22 @@ using sg_k_block_cursor = sg_k_cursor<SG_K_LIST_BLOCK, sg_k_block_chunk>;
 /* Rows of a tile each thread holds (SG_K_THREADS / 8 threads per row set). */
 constexpr uint32_t SG_K_BLOCK_ROWS = SG_K_TILE / (SG_K_THREADS / 8);
 
-/* Two code tiles and two halves of amax slots, alternating by tile: a tile's
- * barriers then also order the previous tile's drain and merge before the
- * next tile's writes to the same half. */
+/* Tiles a step holds: one, or a pair of at most SG_K_TILE / 2 rows each
+ * (the many-small set's [64, 128] tiles left half of a block's strips
+ * empty, a step each). */
+constexpr uint32_t SG_K_BLOCK_PAIR = 2;
+
+/* Two code tiles and two halves of amax slots, alternating by step: a
+ * step's barriers then also order the previous step's drain and merge
+ * before the next step's writes to the same half. */
 struct sg_k_block_smem {
   sg_k_tile_smem code[2];
   sg_k_amax_slots slots;
 };
 
 /* One tile: its extent, where its master, W and Wt start, and the grid
- * entries of its block. */
+ * entries of its block. A pair's absent second tile is all zero (no
+ * rows). */
 struct sg_k_block_job {
   const char *m;
   uint8_t *w, *wt;
@@ -82,9 +88,31 @@ __device__ __forceinline__ sg_k_block_job sg_k_block_job_of(const sg_k_desc &d, 
                         shifted};
 }
 
-/* Each thread's 4 strips of a tile's master into m (the loads are issued;
+/* The thread map of a step of T tiles: tile t is converted by threads
+ * t * 256 / T onwards, each a 16-column strip of 4 rows (32 rows apart in
+ * a whole tile, 16 in a pair's), so that a thread holds one tile's master;
+ * tile t's codes take the slot rows from t * SG_K_TILE / T, and its Wt
+ * rows drain from the lanes whose drain rows are there. */
+template <uint32_t T>
+struct sg_k_block_step {
+  static_assert(T == 1 || T == SG_K_BLOCK_PAIR, "a step holds one tile or a pair");
+  static constexpr uint32_t kSets = SG_K_THREADS / 8 / T; /* row sets of a tile */
+  static constexpr uint32_t kRows = SG_K_TILE / T;        /* a tile's slot rows */
+  __device__ static uint32_t tile() { return T == 1 ? 0u : threadIdx.x / (SG_K_THREADS / T); }
+  __device__ static uint32_t row(uint32_t k) {
+    return (T == 1 ? threadIdx.x >> 3 : (threadIdx.x >> 3) % kSets) + kSets * k;
+  }
+  __device__ static bool leads() { /* the thread that writes its tile's grid entries */
+    return T == 1 ? threadIdx.x == 0 : threadIdx.x % (SG_K_THREADS / T) == 0;
+  }
+  __device__ static sg_k_block_job pick(const sg_k_block_job (&jobs)[T], uint32_t t) {
+    return T == 1 || t == 0 ? jobs[0] : jobs[T - 1];
+  }
+};
+
+/* The thread's strips of its tile's master into m (the loads are issued;
  * their first use waits for them). */
-template <uint32_t DT>
+template <uint32_t DT, uint32_t T>
 __device__ __forceinline__ void sg_k_block_load(const sg_k_block_job &job,
                                                 sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS]) {
   constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
@@ -93,23 +121,24 @@ __device__ __forceinline__ void sg_k_block_load(const sg_k_block_job &job,
   const bool vec_m = n == 16u && (job.vec & SG_K_VEC_MASTER) != 0;
 #pragma unroll
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
-    const uint32_t r = (threadIdx.x >> 3) + (SG_K_THREADS / 8) * k;
+    const uint32_t r = sg_k_block_step<T>::row(k);
     const uint32_t in = r < job.rows ? n : 0u;
     m[k] = sg_k_load_strip<DT>(job.m + (r * job.ld_m + c) * kElem, in, vec_m && in == 16u,
                                job.shifted && in == 16u);
   }
 }
 
-/* All threads: one tile whose master m holds (or is loading), up to its
- * drain. Its max |M| is merged through slots[half] (the barrier after the
- * stash makes every warp's visible), the scale follows from it, the codes
- * go to W and, with TRANSPOSE, into `code`. Thread 0 writes the grid
- * entries. */
-template <uint32_t FMT, uint32_t DT, bool TRANSPOSE>
+/* All threads: a step whose master m holds (or is loading), up to its
+ * drain; job is the thread's tile. Each tile's max |M| is merged through
+ * slots[half] (the barrier after the stash makes every warp's visible),
+ * the scale follows from it, the codes go to W and, with TRANSPOSE, into
+ * `code`. The tile's first thread writes its grid entries. */
+template <uint32_t FMT, uint32_t DT, bool TRANSPOSE, uint32_t T>
 __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
                                                    const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
                                                    sg_k_tile_smem &code, sg_k_amax_slots &slots,
                                                    uint32_t half) {
+  using step = sg_k_block_step<T>;
   const uint32_t q = threadIdx.x & 7u;
   const uint32_t c = 16u * q;
   const uint32_t n = c < job.cols ? min(job.cols - c, 16u) : 0u;
@@ -121,10 +150,11 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
   }
   sg_k_amax_stash(amax_bits, slots, half);
   __syncthreads();
-  const float s = sg_k_scale_of(sg_k_amax_merged(slots, half), FMT, (job.vec & SG_K_VEC_POW2) != 0);
+  const float s =
+      sg_k_scale_of(sg_k_amax_merged<T>(slots, half), FMT, (job.vec & SG_K_VEC_POW2) != 0);
 #pragma unroll
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
-    const uint32_t r = (threadIdx.x >> 3) + (SG_K_THREADS / 8) * k;
+    const uint32_t r = step::row(k);
     if (r < job.rows && n > 0) {
       uint32_t unused = 0;
       const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
@@ -134,11 +164,11 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
         sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
       }
       if constexpr (TRANSPOSE) {
-        code.chunk[sg_k_slot(r, q)] = codes;
+        code.chunk[sg_k_slot(step::kRows * step::tile() + r, q)] = codes;
       }
     }
   }
-  if (threadIdx.x == 0) {
+  if (step::leads() && (T == 1 || job.rows > 0)) {
     const float inv = __fdiv_rn(1.0f, s);
     *job.grid = inv;
     if constexpr (TRANSPOSE) {
@@ -147,17 +177,20 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
   }
 }
 
-/* The converted tile's codes to Wt, after a barrier (TRANSPOSE; the cast
- * has none). */
-template <bool TRANSPOSE>
-__device__ __forceinline__ void sg_k_block_drain(const sg_k_block_job &job,
+/* A step's converted codes to Wt, after a barrier (TRANSPOSE; the cast
+ * has none): each thread drains its drain rows' tile. */
+template <bool TRANSPOSE, uint32_t T>
+__device__ __forceinline__ void sg_k_block_drain(const sg_k_block_job (&jobs)[T],
                                                  const sg_k_tile_smem &code) {
+  using step = sg_k_block_step<T>;
   if constexpr (TRANSPOSE) {
     __syncthreads();
+    const uint32_t t = T == 1 ? 0u : sg_k_drain_row() / step::kRows;
+    const sg_k_block_job job = step::pick(jobs, t);
     if (job.rows % 16u == 0 && (job.vec & SG_K_VEC_WT) != 0) {
-      sg_k_tile_drain<true>(code, job.wt, job.ld_wt, job.rows, job.cols);
+      sg_k_tile_drain_from<true>(code, step::kRows * t, job.wt, job.ld_wt, job.rows, job.cols);
     } else {
-      sg_k_tile_drain<false>(code, job.wt, job.ld_wt, job.rows, job.cols);
+      sg_k_tile_drain_from<false>(code, step::kRows * t, job.wt, job.ld_wt, job.rows, job.cols);
     }
   }
 }
@@ -221,16 +254,20 @@ __device__ __forceinline__ void sg_k_block_span(const sg_k_desc &d, const sg_k_v
   }
 }
 
-/* Tile k's conversion with its format as a template argument (its codes
- * in smem.code[k % 2], its amax in smem.slots' half k % 2). */
-template <uint32_t DT, bool TRANSPOSE>
+/* Step k's conversion with its format as a template argument (its codes
+ * in smem.code[k % 2], its amaxes in smem.slots' half k % 2); a pair's
+ * tiles share their format. */
+template <uint32_t DT, bool TRANSPOSE, uint32_t T>
 __device__ __forceinline__ void sg_k_block_convert_of(const sg_k_block_job &job,
                                                       const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
-                                                      sg_k_block_smem &smem, uint32_t k) {
-  if (job.format == SG_K_FP8_E4M3) {
-    sg_k_block_convert<SG_K_FP8_E4M3, DT, TRANSPOSE>(job, m, smem.code[k & 1u], smem.slots, k & 1u);
+                                                      sg_k_block_smem &smem, uint32_t k,
+                                                      uint32_t format) {
+  if (format == SG_K_FP8_E4M3) {
+    sg_k_block_convert<SG_K_FP8_E4M3, DT, TRANSPOSE, T>(job, m, smem.code[k & 1u], smem.slots,
+                                                        k & 1u);
   } else {
-    sg_k_block_convert<SG_K_FP8_E5M2, DT, TRANSPOSE>(job, m, smem.code[k & 1u], smem.slots, k & 1u);
+    sg_k_block_convert<SG_K_FP8_E5M2, DT, TRANSPOSE, T>(job, m, smem.code[k & 1u], smem.slots,
+                                                        k & 1u);
   }
 }
 
@@ -239,12 +276,20 @@ __device__ __forceinline__ sg_k_block_job sg_k_block_job_at(const sg_k_block_cur
   return sg_k_block_job_of(cur.descs[cur.p[0]], cur.view[0], cur.j - cur.view[0].first);
 }
 
-/* Whether the cursor's item (settled) is a BF16 master's tile. */
-__device__ __forceinline__ bool sg_k_block_bf16_tile(const sg_k_block_cursor &cur) {
-  return cur.view[0].master_dtype == SG_K_MASTER_BF16 && (cur.view[0].vec & SG_K_VEC_SPANS) == 0;
+/* Whether a tile fits half a step (at most SG_K_TILE / 2 rows): a pair's. */
+__device__ __forceinline__ bool sg_k_block_short(const sg_k_block_job &job) {
+  return job.rows <= SG_K_TILE / 2;
 }
 
-/* The cursor's run of BF16 tiles (it holds one), counting tiles in k.
+/* Whether the cursor's item (settled) is a tile (not a span) of master
+ * type DT. */
+template <uint32_t DT>
+__device__ __forceinline__ bool sg_k_block_tile_of(const sg_k_block_cursor &cur) {
+  return cur.view[0].master_dtype == DT && (cur.view[0].vec & SG_K_VEC_SPANS) == 0;
+}
+
+/* The cursor's run of BF16 tiles (it holds one), counting steps in k;
+ * with PAIRS, of tiles of more than SG_K_TILE / 2 rows.
  * Each tile's loads, barriers, conversion and stores run one after
  * another, so one BF16 tile at a time, half an FP32 one's bytes, had too
  * few in flight to keep the memory busy (the BF16 casts ran at 76-81% of
@@ -256,31 +301,74 @@ __device__ __forceinline__ bool sg_k_block_bf16_tile(const sg_k_block_cursor &cu
  * loads spilled. The cursor moves past the next tile only after this one's
  * drain, its job derived again then, so that the drain holds only its
  * master. */
-template <bool TRANSPOSE>
+template <bool TRANSPOSE, bool PAIRS>
 __device__ __forceinline__ void sg_k_block_bf16_run(sg_k_block_cursor &cur, sg_k_block_smem &smem,
                                                     uint32_t &k) {
-  sg_k_master16<SG_K_MASTER_BF16> m[SG_K_BLOCK_ROWS];
-  sg_k_block_job job = sg_k_block_job_at(cur);
-  sg_k_block_load(job, m);
+  constexpr uint32_t B16 = SG_K_MASTER_BF16;
+  sg_k_master16<B16> m[SG_K_BLOCK_ROWS];
+  sg_k_block_job job[1] = {sg_k_block_job_at(cur)};
+  sg_k_block_load<B16, 1>(job[0], m);
   sg_k_cursor_advance(cur);
   for (;;) {
-    sg_k_master16<SG_K_MASTER_BF16> ahead[SG_K_BLOCK_ROWS];
-    const bool more = sg_k_cursor_item(cur, 0) && sg_k_block_bf16_tile(cur);
-    sg_k_block_convert_of<SG_K_MASTER_BF16, TRANSPOSE>(job, m, smem, k);
+    sg_k_master16<B16> ahead[SG_K_BLOCK_ROWS];
+    bool more = sg_k_cursor_item(cur, 0) && sg_k_block_tile_of<B16>(cur);
+    sg_k_block_convert_of<B16, TRANSPOSE, 1>(job[0], m, smem, k, job[0].format);
     if (more) {
-      sg_k_block_load(sg_k_block_job_at(cur), ahead);
+      const sg_k_block_job next = sg_k_block_job_at(cur);
+      if constexpr (PAIRS) {
+        more = !sg_k_block_short(next);
+      }
+      if (more) {
+        sg_k_block_load<B16, 1>(next, ahead);
+      }
     }
     sg_k_block_drain<TRANSPOSE>(job, smem.code[k++ & 1u]);
     if (!more) {
       return;
     }
-    job = sg_k_block_job_at(cur);
+    job[0] = sg_k_block_job_at(cur);
     sg_k_cursor_advance(cur);
 #pragma unroll
     for (uint32_t r = 0; r < SG_K_BLOCK_ROWS; r++) {
       m[r] = ahead[r];
     }
   }
+}
+
+/* One step of the cursor's tile. */
+template <uint32_t DT, bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_single(sg_k_block_cursor &cur, sg_k_block_smem &smem,
+                                                  uint32_t &k) {
+  sg_k_master16<DT> m[SG_K_BLOCK_ROWS];
+  const sg_k_block_job job[1] = {sg_k_block_job_at(cur)};
+  sg_k_block_load<DT, 1>(job[0], m);
+  sg_k_cursor_advance(cur);
+  sg_k_block_convert_of<DT, TRANSPOSE, 1>(job[0], m, smem, k, job[0].format);
+  sg_k_block_drain<TRANSPOSE>(job, smem.code[k++ & 1u]);
+}
+
+/* One step of `first`, a short tile the cursor has moved past, and the
+ * cursor's item where that is a short tile of the same master type and
+ * format (else the pair's second tile is absent). */
+template <uint32_t DT, bool TRANSPOSE>
+__device__ __forceinline__ void sg_k_block_pair(const sg_k_block_job &first,
+                                                sg_k_block_cursor &cur, sg_k_block_smem &smem,
+                                                uint32_t &k) {
+  constexpr uint32_t T = SG_K_BLOCK_PAIR;
+  sg_k_master16<DT> m[SG_K_BLOCK_ROWS];
+  sg_k_block_job jobs[T] = {first};
+  if (sg_k_cursor_item(cur, 0) && sg_k_block_tile_of<DT>(cur) &&
+      cur.view[0].format == first.format) {
+    const sg_k_block_job next = sg_k_block_job_at(cur);
+    if (sg_k_block_short(next)) {
+      jobs[1] = next;
+      sg_k_cursor_advance(cur);
+    }
+  }
+  const sg_k_block_job mine = sg_k_block_step<T>::pick(jobs, sg_k_block_step<T>::tile());
+  sg_k_block_load<DT, T>(mine, m);
+  sg_k_block_convert_of<DT, TRANSPOSE, T>(mine, m, smem, k, first.format);
+  sg_k_block_drain<TRANSPOSE>(jobs, smem.code[k++ & 1u]);
 }
 
 template <bool TRANSPOSE>
@@ -299,11 +387,12 @@ __device__ __forceinline__ void sg_k_block_span_of(const sg_k_desc &d, const sg_
 }
 
 /* Every item the cursor deals this block: tiles and a dense vector's
- * spans. The cursor loads the next item's view before this one is
- * converted. Tiles alternate code tiles and amax halves by their own count
- * (k), so that the barriers of the tile between two that share a buffer
- * order them; spans have no barrier and use neither. */
-template <bool TRANSPOSE>
+ * spans; with PAIRS (sg_k_plan.pairs) short tiles two a step. The cursor
+ * loads the next item's view before this one is converted. Steps
+ * alternate code tiles and amax halves by their own count (k), so that
+ * the barriers of the step between two that share a buffer order them;
+ * spans have no barrier and use neither. */
+template <bool TRANSPOSE, bool PAIRS>
 __device__ __forceinline__ void sg_k_block_scale(sg_k_block_cursor cur) {
   __shared__ sg_k_block_smem smem;
   uint32_t k = 0;
@@ -311,22 +400,27 @@ __device__ __forceinline__ void sg_k_block_scale(sg_k_block_cursor cur) {
   while (sg_k_cursor_item(cur, 0)) {
     const sg_k_view v = cur.view[0];
     const uint64_t local = cur.j - v.first;
+    const bool bf16 = v.master_dtype == SG_K_MASTER_BF16;
     if ((v.vec & SG_K_VEC_SPANS) != 0) {
       const sg_k_desc &d = cur.descs[cur.p[0]];
       sg_k_cursor_advance(cur);
       sg_k_block_span_of<TRANSPOSE>(d, v, local);
       continue;
     }
-    if (v.master_dtype == SG_K_MASTER_BF16) {
-      sg_k_block_bf16_run<TRANSPOSE>(cur, smem, k);
-      continue;
+    if constexpr (PAIRS) {
+      const sg_k_block_job first = sg_k_block_job_at(cur);
+      if (sg_k_block_short(first)) {
+        sg_k_cursor_advance(cur);
+        bf16 ? sg_k_block_pair<SG_K_MASTER_BF16, TRANSPOSE>(first, cur, smem, k)
+             : sg_k_block_pair<SG_K_MASTER_FP32, TRANSPOSE>(first, cur, smem, k);
+        continue;
+      }
     }
-    sg_k_master16<SG_K_MASTER_FP32> m[SG_K_BLOCK_ROWS];
-    const sg_k_block_job job = sg_k_block_job_at(cur);
-    sg_k_block_load(job, m);
-    sg_k_cursor_advance(cur);
-    sg_k_block_convert_of<SG_K_MASTER_FP32, TRANSPOSE>(job, m, smem, k);
-    sg_k_block_drain<TRANSPOSE>(job, smem.code[k++ & 1u]);
+    if (bf16) {
+      sg_k_block_bf16_run<TRANSPOSE, PAIRS>(cur, smem, k);
+    } else {
+      sg_k_block_single<SG_K_MASTER_FP32, TRANSPOSE>(cur, smem, k);
+    }
   }
 }
 

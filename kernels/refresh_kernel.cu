@@ -5,8 +5,9 @@
  * had before the recipes and the unaligned path grew the general one), the
  * transpose also in a general instance with the realigned drain
  * (sg_k_plan.realign: odd Wt rows), the cast-transpose in a whole and a
- * general instance for a split's parts (sg_k_plan.split), and its
- * launcher. A persistent grid (as many blocks as fit on the GPU at
+ * general instance for a split's parts (sg_k_plan.split), the block
+ * kernels in an instance that pairs short tiles (sg_k_plan.pairs), and
+ * its launcher. A persistent grid (as many blocks as fit on the GPU at
  * once) walks a work list of the launch's group in the device table. A
  * launch runs the kernels its plan names, one after another on the stream
  * (those on other bytes than the one before overlapping it:
@@ -134,7 +135,9 @@ __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_
  * pipeline's loop cost the other launches' small tiles 2-10%), and the
  * cast-transpose's for the parts of a split (whole and general: taking
  * the part made ptxas spill 20 bytes in the narrow general instance,
- * which cost the many-small set 7 us a launch). part: which of the
+ * which cost the many-small set 7 us a launch), and the block kernels'
+ * that pair short tiles (sg_k_plan.pairs: beside the single tiles that
+ * code cost the GPT set's FP32 cast-transpose 3%). part: which of the
  * selection's parameters the transpose and those cast-transpose instances
  * move (SG_K_PART_*; the other kernels take all). */
 template <uint32_t KERNEL, uint32_t LAYOUT, bool WHOLE, bool APART = false>
@@ -143,8 +146,9 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT,
                         const int32_t *noop_flag) {
   static_assert(!WHOLE || sg_k_has_ring(KERNEL), "only the tile kernels have a whole instance");
   static_assert(!APART || (KERNEL == SG_K_KERNEL_TRANSPOSE && !WHOLE) ||
-                    KERNEL == SG_K_KERNEL_CAST_TRANSPOSE,
-                "only the general transpose realigns, only the cast-transpose splits apart");
+                    KERNEL == SG_K_KERNEL_CAST_TRANSPOSE || sg_k_list_of(KERNEL) == SG_K_LIST_BLOCK,
+                "only the general transpose realigns, the cast-transpose splits, the block "
+                "kernels pair apart");
   constexpr uint32_t LIST = sg_k_list_of(KERNEL);
   constexpr bool kOverlaps = KERNEL == SG_K_KERNEL_TRANSPOSE || KERNEL == SG_K_KERNEL_GRID ||
                              (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE && APART);
@@ -177,7 +181,7 @@ __global__ void __launch_bounds__(SG_K_THREADS, (sg_k_min_blocks<KERNEL, LAYOUT,
   } else if constexpr (KERNEL == SG_K_KERNEL_GRID) {
     sg_k_grid_transpose<LIST>(head, descs, group);
   } else if constexpr (LIST == SG_K_LIST_BLOCK) {
-    sg_k_block_scale<KERNEL == SG_K_KERNEL_BLOCK_CAST_TRANSPOSE>(
+    sg_k_block_scale<KERNEL == SG_K_KERNEL_BLOCK_CAST_TRANSPOSE, APART>(
         sg_k_cursor_start<LIST, sg_k_block_chunk>(head, descs, group));
   } else {
     sg_k_cast<LIST>(head, descs, group, scratch);
@@ -225,7 +229,8 @@ static cudaError_t fewer_blocks(cudaError_t err, int *per_sm) {
 /* Blocks of the persistent grid per multiprocessor: one size for a tile
  * kernel's instances (the smallest; all are bound by the ring's shared
  * memory and the launch bounds, so they agree; the cast-transpose's
- * instances for a split's parts among them). APART: the realigned
+ * instances for a split's parts among them), and for a block kernel's
+ * two. APART: the realigned
  * transpose, sized apart, so that its larger ring lowers no other
  * launch's grid (on an A100 the narrow ring would fit 2 blocks a
  * multiprocessor instead of 3). */
@@ -238,6 +243,9 @@ static cudaError_t blocks_per_sm(int *per_sm) {
   if constexpr (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE) {
     err = fewer_blocks<KERNEL, LAYOUT, false, true>(err, per_sm);
     err = fewer_blocks<KERNEL, LAYOUT, true, true>(err, per_sm);
+  }
+  if constexpr (sg_k_list_of(KERNEL) == SG_K_LIST_BLOCK) {
+    err = fewer_blocks<KERNEL, LAYOUT, false, true>(err, per_sm);
   }
   /* A kernel that fits nowhere still gets one block per multiprocessor
    * (the launch then reports why). */
@@ -389,6 +397,19 @@ static cudaError_t launch_tiles(const void *table, uint32_t group, const sg_k_pl
                                 stream);
 }
 
+/* A block kernel, in the instance that pairs short tiles where the plan
+ * says so. */
+template <uint32_t KERNEL>
+static cudaError_t launch_block(const void *table, uint32_t group, const sg_k_plan *plan,
+                                const int32_t *noop_flag, const sg_k_refresh_device *dev,
+                                cudaStream_t stream) {
+  constexpr uint32_t N = SG_K_LAYOUT_NARROW;
+  return plan->pairs != 0
+             ? launch_as<KERNEL, N, false, false, true>(table, group, SG_K_PART_ALL, noop_flag,
+                                                        dev, stream)
+             : launch_as<KERNEL, N>(table, group, SG_K_PART_ALL, noop_flag, dev, stream);
+}
+
 static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t group,
                                  const sg_k_plan *plan, const int32_t *noop_flag,
                                  const sg_k_refresh_device *dev, cudaStream_t stream) {
@@ -404,9 +425,10 @@ static cudaError_t launch_kernel(uint32_t kernel, const void *table, uint32_t gr
   case SG_K_KERNEL_AMAX:
     return launch_as<SG_K_KERNEL_AMAX, N>(table, group, kAll, noop_flag, dev, stream);
   case SG_K_KERNEL_BLOCK_CAST:
-    return launch_as<SG_K_KERNEL_BLOCK_CAST, N>(table, group, kAll, noop_flag, dev, stream);
+    return launch_block<SG_K_KERNEL_BLOCK_CAST>(table, group, plan, noop_flag, dev, stream);
   case SG_K_KERNEL_BLOCK_CAST_TRANSPOSE:
-    return launch_as<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE, N>(table, group, kAll, noop_flag, dev, stream);
+    return launch_block<SG_K_KERNEL_BLOCK_CAST_TRANSPOSE>(table, group, plan, noop_flag, dev,
+                                                          stream);
   case SG_K_KERNEL_GRID: /* after the tiles: the grids are other bytes */
     return launch_as<SG_K_KERNEL_GRID, N, false, true>(table, group, kAll, noop_flag, dev, stream);
   default:

@@ -21,10 +21,11 @@ static const uint32_t kTileLists =
  * it spans groups (a split needs one group's run of the table); the
  * cast-transpose's items of the whole-tile parameters and of the rest, and
  * whether some whole-tile parameter casts tiles that are not whole (an
- * unaligned master). */
+ * unaligned master); block scaling's tiles, and those of 64 rows or fewer. */
 typedef struct plan_sums {
   uint64_t tiles, wide, whole_tiles, whole_wide;
   uint64_t ct_whole, ct_rest;
+  uint64_t block_tiles, block_short;
   bool ct_partial;
   uint32_t group;
   bool groups;
@@ -34,7 +35,16 @@ typedef struct plan_sums {
 static void sums_start(plan_sums *s) {
   *s = (plan_sums){0};
   s->plan = (sg_k_plan){SG_K_LAYOUT_NARROW, 0, 0, UINT32_MAX, kTileLists, 0, 0,
-                        SG_K_LAYOUT_NARROW, 0};
+                        SG_K_LAYOUT_NARROW, 0, 0};
+}
+
+/* Block scaling's tiles of p with 64 rows or fewer: its last row of tiles
+ * where that is so (a dense vector goes in spans, no tiles). */
+static uint64_t short_block_tiles(const sg_k_param *p, const uint64_t items[SG_K_LIST_COUNT]) {
+  const uint64_t bottom = p->rows % SG_K_TILE;
+  const bool tiles = items[SG_K_LIST_BLOCK] > 0 && !sg_k_spans(p);
+  return tiles && bottom != 0 && bottom <= SG_K_TILE / 2 ? (p->cols + SG_K_TILE - 1) / SG_K_TILE
+                                                         : 0;
 }
 
 /* Adds parameter p, index `index` in the caller's array; indices come in
@@ -54,6 +64,8 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
   s->ct_whole += whole_t ? ct : 0;
   s->ct_rest += whole_t ? 0 : ct;
   s->ct_partial |= whole_t && (whole & (1u << SG_K_LIST_CAST_TRANSPOSE)) == 0;
+  s->block_tiles += sg_k_spans(p) ? 0 : items[SG_K_LIST_BLOCK];
+  s->block_short += short_block_tiles(p, items);
   s->groups |= s->plan.params > 0 && p->group != s->group;
   s->group = p->group;
   for (uint32_t l = 0; l < SG_K_LIST_COUNT; l++) {
@@ -77,9 +89,15 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
  * parts have its tiles and every whole-tile parameter's are whole (its
  * master's rows aligned too): as one launch, zoo-embeddings' delayed
  * cast-transpose from FP32 took 970 us on the H200, its two parameters
- * launched alone 920. */
+ * launched alone 920. Block scaling pairs its short tiles where they are
+ * 3/4 of its tiles: on the H200 the pairing instance saved the many-small
+ * set (all short) 4-13% a row, and cost the mixed set (12% short) 18% on
+ * its FP32 cast, where its other code runs the tall tiles; the break-even
+ * share is about 60%. */
 static sg_k_plan sums_end(plan_sums *s) {
   const uint64_t rest = s->tiles - s->whole_tiles;
+  s->plan.pairs =
+      s->block_short > 0 && s->block_short >= s->block_tiles - s->block_tiles / 4 ? 1u : 0u;
   s->plan.layout = sg_k_layout_for(s->tiles, s->wide);
   s->plan.rest_layout = s->plan.layout;
   if (!s->groups && s->whole_tiles > 0 && rest > 0 &&

@@ -193,9 +193,11 @@ __device__ __forceinline__ void sg_k_tile_transpose16x4(const sg_k_tile_rows<ROW
   }
 }
 
-/* Writes the tile, transposed, to Wt; wt points at the tile's origin in Wt
- * and rows, cols are the tile's extent in W. Each thread reads a 16 x 4
- * block as 16 words and transposes it in registers with byte permutes.
+/* Writes rows r0 .. r0 + rows - 1 of the slots, transposed, to Wt: a
+ * tile whose origin in Wt is wt and whose extent in W is rows x cols (r0
+ * a multiple of 16: block scaling puts two tiles of up to 64 rows in one
+ * tile's slots, refresh_block.cuh). Each thread reads a 16 x 4 block as
+ * 16 words and transposes it in registers with byte permutes.
  * VEC: rows is a multiple of 16 and Wt's rows are aligned, so every store
  * is a whole vector; otherwise each Wt row's up to 16 bytes go out as a
  * vector where the row allows it, else as aligned words with single bytes
@@ -204,17 +206,18 @@ __device__ __forceinline__ void sg_k_tile_transpose16x4(const sg_k_tile_rows<ROW
  * one instead made these tiles' drain eight times the instructions of a
  * whole one.) */
 template <bool VEC, uint32_t ROWS>
-__device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_rows<ROWS> &sh, uint8_t *wt,
-                                                uint64_t ld_wt, uint32_t rows, uint32_t cols) {
+__device__ __forceinline__ void sg_k_tile_drain_from(const sg_k_tile_rows<ROWS> &sh, uint32_t r0,
+                                                     uint8_t *wt, uint64_t ld_wt, uint32_t rows,
+                                                     uint32_t cols) {
   const uint32_t r = sg_k_drain_row();
   const uint32_t c = sg_k_drain_col();
-  if (r >= rows || c >= cols) {
+  if (r < r0 || r - r0 >= rows || c >= cols) {
     return;
   }
   uint32_t o[4][4];
   sg_k_tile_transpose16x4(sh, r, o);
-  uint8_t *out = wt + c * ld_wt + r;
-  const uint32_t n = min(rows - r, 16u);
+  uint8_t *out = wt + c * ld_wt + (r - r0);
+  const uint32_t n = min(rows - (r - r0), 16u);
 #pragma unroll
   for (uint32_t k = 0; k < 4; k++) {
     if (c + k < cols) {
@@ -227,6 +230,13 @@ __device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_rows<ROWS> &sh, 
     }
     out += ld_wt;
   }
+}
+
+/* The whole tile's slots to Wt (rows from slot row 0). */
+template <bool VEC, uint32_t ROWS>
+__device__ __forceinline__ void sg_k_tile_drain(const sg_k_tile_rows<ROWS> &sh, uint8_t *wt,
+                                                uint64_t ld_wt, uint32_t rows, uint32_t cols) {
+  sg_k_tile_drain_from<VEC>(sh, 0u, wt, ld_wt, rows, cols);
 }
 
 /* The realigned drain's pieces of the 16 rows from W row r, where `mine`

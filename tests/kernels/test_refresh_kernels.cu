@@ -27,8 +27,9 @@
 
 enum { kCapacity = 4096 };
 /* Every mode, the tile modes in both layouts (which must give the same
- * bytes for any table), with the plan's whole-tile and split bits as
- * computed (whole_mask ~0) or cleared (0: the general instances). */
+ * bytes for any table), with the plan's whole-tile, split and pairs bits
+ * as computed (whole_mask ~0) or cleared (0: the general instances, block
+ * scaling's without pairs). */
 struct launch_kind {
   uint32_t mode, layout, whole_mask;
 };
@@ -79,6 +80,7 @@ static sg_k_plan plan_for(uint32_t count, uint32_t group, launch_kind k) {
   plan.layout = plan.rest_layout = k.layout;
   plan.whole &= k.whole_mask;
   plan.split &= k.whole_mask;
+  plan.pairs &= k.whole_mask;
   return plan;
 }
 
@@ -343,6 +345,43 @@ START_TEST(bf16_runs) {
     specs[i].group = 0;
   }
   ck_assert_uint_eq(check_specs(specs, 5), 1);
+}
+END_TEST
+
+/* Block scaling's steps of two short tiles (at most 64 rows each): every
+ * block of the grid (G blocks, items dealt round-robin) takes one tile of
+ * each parameter below in turn, so that each block meets, in this order:
+ * two short FP32 E4M3 tiles (a pair), a short FP32 E5M2 one (another
+ * format: alone), short BF16 E5M2 ones of 17 and 2 rows (a pair), a tall
+ * BF16 tile (a run of its own), the tall or the short bottom tile of a
+ * [192, N] FP32 parameter followed by a short FP32 tile (a pair for the
+ * blocks with the bottom tile), a vector's span after a short tile, and
+ * a last short tile that has no partner. Rows ending inside a 16-row
+ * group, W, Wt and master rows of odd widths (one run with every tile
+ * parameter misaligned and padded) check the pair's thread map, slot rows
+ * and grid entries. */
+START_TEST(short_tile_pairs) {
+  const uint64_t g = block_grid();
+  const uint64_t wide = SG_K_TILE * (g - 1) + 37, half = SG_K_TILE * (g / 2 - 1) + 90;
+  const struct {
+    uint64_t rows, cols;
+    uint32_t variety; /* listed_spec's format and dtype */
+  } kList[] = {{64, wide, 0},  {33, wide, 0},     {64, wide, 1},   {17, wide, 3},
+               {2, wide, 3},   {128, wide, 2},    {192, half, 0},  {50, wide, 0},
+               {40, wide, 2},  {1, SG_K_LINEAR_ITEM * g, 2}, {64, wide, 0}};
+  constexpr uint32_t kCount = sizeof(kList) / sizeof(kList[0]);
+  for (uint32_t misalign = 0; misalign < 2; misalign++) {
+    sg_fx_spec specs[kCount];
+    for (uint32_t i = 0; i < kCount; i++) {
+      const uint64_t shape[2] = {kList[i].rows, kList[i].cols};
+      const uint32_t off = kList[i].rows == 1 ? 0u : misalign; /* the vector stays dense */
+      listed_spec(&specs[i], shape, kList[i].variety,
+                  listed{SG_K_RECIPE_BLOCK, off, off * 3u, false, false});
+      specs[i].group = 0;
+    }
+    ck_assert_uint_eq(check_specs(specs, kCount), 1);
+    ck_assert_uint_ne(sg_k_refresh_plan(g_params, g_count, SG_K_ALL_GROUPS).pairs, 0);
+  }
 }
 END_TEST
 
@@ -825,6 +864,7 @@ int main(void) {
   tcase_add_test(new_case(s, "many_spans"), many_spans);
   tcase_add_test(new_case(s, "spans_between_tiles"), spans_between_tiles);
   tcase_add_test(new_case(s, "bf16_runs"), bf16_runs);
+  tcase_add_test(new_case(s, "short_tile_pairs"), short_tile_pairs);
   tcase_add_test(new_case(s, "masters_end_the_allocation"), masters_end_the_allocation);
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);

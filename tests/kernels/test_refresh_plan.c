@@ -260,12 +260,39 @@ START_TEST(realign_where_wt_rows_are_odd_and_long) {
 }
 END_TEST
 
+/* pairs: set where block scaling's tiles of 64 rows or fewer (a
+ * parameter's last row of tiles) are at least 3/4 of its tiles; not by
+ * other recipes' short tiles, 65-row ones, or a dense vector (spans). */
+START_TEST(pairs_where_short_block_tiles_are_many) {
+  const sg_k_param small = shaped(SG_K_RECIPE_BLOCK, 64, 4096); /* 32 short tiles */
+  const sg_k_param taller = shaped(SG_K_RECIPE_BLOCK, 65, 4096);
+  const sg_k_param delayed = shaped(SG_K_RECIPE_DELAYED, 64, 4096);
+  sg_k_param vector = shaped(SG_K_RECIPE_BLOCK, 1, 4096);
+  vector.ld_wt = 1;
+  ck_assert_uint_ne(sg_k_refresh_plan(&small, 1, SG_K_ALL_GROUPS).pairs, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(&taller, 1, SG_K_ALL_GROUPS).pairs, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(&delayed, 1, SG_K_ALL_GROUPS).pairs, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(&vector, 1, SG_K_ALL_GROUPS).pairs, 0);
+  /* Beside them, tiles of 1024 columns (8 a row): 8 tall (32 of 40
+   * short), 16 tall (32 of 48), 8 tall and 8 short bottom ones (40 of
+   * 48), 8 tall and 8 bottom ones of 65 rows (32 of 48). */
+  const sg_k_param some[2] = {small, shaped(SG_K_RECIPE_BLOCK, 128, 1024)};
+  const sg_k_param more[2] = {small, shaped(SG_K_RECIPE_BLOCK, 256, 1024)};
+  const sg_k_param bottom[2] = {small, shaped(SG_K_RECIPE_BLOCK, 192, 1024)};
+  const sg_k_param taller_bottom[2] = {small, shaped(SG_K_RECIPE_BLOCK, 193, 1024)};
+  ck_assert_uint_ne(sg_k_refresh_plan(some, 2, SG_K_ALL_GROUPS).pairs, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(more, 2, SG_K_ALL_GROUPS).pairs, 0);
+  ck_assert_uint_ne(sg_k_refresh_plan(bottom, 2, SG_K_ALL_GROUPS).pairs, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(taller_bottom, 2, SG_K_ALL_GROUPS).pairs, 0);
+}
+END_TEST
+
 /* The amax pass comes before the cast that reads its scales; the block
  * kernels match the mode; a transpose is one kernel, followed by the grid
  * transpose where some selected tile carries a grid entry and the whole
  * instance (which has no grid code) moves tiles: whole or split. */
 START_TEST(kernels_in_order) {
-  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0, 0, SG_K_LAYOUT_NARROW, 0};
+  sg_k_plan plan = {SG_K_LAYOUT_NARROW, 0, 1, UINT32_MAX, 0, 0, 0, SG_K_LAYOUT_NARROW, 0, 0};
   uint32_t k[3];
   plan.lists = LIST(SG_K_LIST_TRANSPOSE) | LIST(SG_K_LIST_CAST) |
                LIST(SG_K_LIST_CAST_TRANSPOSE) | LIST(SG_K_LIST_AMAX) | LIST(SG_K_LIST_BLOCK);
@@ -314,6 +341,7 @@ int main(void) {
   tcase_add_loop_test(tc, group_plans_equal_single_plans, 0, 20);
   tcase_add_test(tc, kernels_in_order);
   tcase_add_test(tc, realign_where_wt_rows_are_odd_and_long);
+  tcase_add_test(tc, pairs_where_short_block_tiles_are_many);
   suite_add_tcase(s, tc);
   return sg_run_suite(s, CK_FORK);
 }
