@@ -38,13 +38,17 @@ static void sums_start(plan_sums *s) {
                         SG_K_LAYOUT_NARROW, 0, 0};
 }
 
-/* Block scaling's tiles of p with 64 rows or fewer: its last row of tiles
- * where that is so (a dense vector goes in spans, no tiles). */
-static uint64_t short_block_tiles(const sg_k_param *p, const uint64_t items[SG_K_LIST_COUNT]) {
+/* Block scaling's tiles of p (a dense vector goes in spans: none), and
+ * those with 64 rows or fewer: its last row of tiles where that is so. */
+static void add_block_tiles(plan_sums *s, const sg_k_param *p,
+                            const uint64_t items[SG_K_LIST_COUNT]) {
+  if (items[SG_K_LIST_BLOCK] == 0 || sg_k_spans(p)) {
+    return;
+  }
   const uint64_t bottom = p->rows % SG_K_TILE;
-  const bool tiles = items[SG_K_LIST_BLOCK] > 0 && !sg_k_spans(p);
-  return tiles && bottom != 0 && bottom <= SG_K_TILE / 2 ? (p->cols + SG_K_TILE - 1) / SG_K_TILE
-                                                         : 0;
+  s->block_tiles += items[SG_K_LIST_BLOCK];
+  s->block_short +=
+      bottom != 0 && bottom <= SG_K_TILE / 2 ? sg_k_ceil_div(p->cols, SG_K_TILE) : 0;
 }
 
 /* Adds parameter p, index `index` in the caller's array; indices come in
@@ -64,8 +68,7 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
   s->ct_whole += whole_t ? ct : 0;
   s->ct_rest += whole_t ? 0 : ct;
   s->ct_partial |= whole_t && (whole & (1u << SG_K_LIST_CAST_TRANSPOSE)) == 0;
-  s->block_tiles += sg_k_spans(p) ? 0 : items[SG_K_LIST_BLOCK];
-  s->block_short += short_block_tiles(p, items);
+  add_block_tiles(s, p, items);
   s->groups |= s->plan.params > 0 && p->group != s->group;
   s->group = p->group;
   for (uint32_t l = 0; l < SG_K_LIST_COUNT; l++) {
