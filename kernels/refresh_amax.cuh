@@ -2,13 +2,14 @@
  *
  * Inside a block: every warp reduces its threads' max |M| bit patterns and
  * stashes the result in shared memory; after the next barrier thread 0
- * merges the block's warps. Across blocks: a block that did all of a
- * parameter's items writes amax and scale_inv at once (no atomics: the
- * many-small set's case). Otherwise it merges into the parameter's scratch
- * with atomicMax and adds its items to a count; the block that completes the
- * count publishes amax and scale_inv and clears the scratch, so amax is
- * written (never accumulated across launches) and the next launch, or a
- * graph replay, starts clean. */
+ * merges the block's warps. (The cast mode and the amax pass, whose warps
+ * work apart, publish a warp's max as a block's: refresh_items.cuh.)
+ * Across blocks: a block that did all of a parameter's items writes amax
+ * and scale_inv at once (no atomics: the many-small set's case). Otherwise
+ * it merges into the parameter's scratch with atomicMax and adds its items
+ * to a count; the block that completes the count publishes amax and
+ * scale_inv and clears the scratch, so amax is written (never accumulated
+ * across launches) and the next launch, or a graph replay, starts clean. */
 #ifndef SG_KERNELS_REFRESH_AMAX_CUH
 #define SG_KERNELS_REFRESH_AMAX_CUH
 
@@ -87,7 +88,8 @@ __device__ __forceinline__ const float *sg_k_scale_ptr(const float *scale,
   return scale != nullptr ? scale : &scratch->scale;
 }
 
-/* One thread, for a block's share `bits` over `items` of t's items. */
+/* One thread, for a block's share `bits` over `items` of t's items (the
+ * cast mode and the amax pass: a warp's). */
 __device__ __forceinline__ void sg_k_amax_publish(const sg_k_amax_target &t, uint32_t bits,
                                                   uint64_t items) {
   if (items == t.items) {

@@ -33,8 +33,8 @@
  * per chunk (the memory sees 256-byte runs of W and Wt where single tiles
  * give 128) and the cast-transpose keeps more master stages in flight.
  * The cast mode, the amax pass and the block kernels have one layout and
- * no dynamic shared memory (the cast's static amax slots, the block
- * kernel's code tiles). */
+ * no dynamic shared memory (the cast needs none, the block kernel's code
+ * tiles are static). */
 template <uint32_t KERNEL, uint32_t LAYOUT, bool APART = false>
 struct sg_k_layout_of {
   struct Smem {};
@@ -107,25 +107,16 @@ constexpr int sg_k_min_blocks() {
                                  : 2;
 }
 
-/* The cast mode (or the amax pass): the block's contiguous share of the
- * group's items in LIST, one parameter at a time. */
+/* The cast mode (or the amax pass): each warp its contiguous share of the
+ * group's items in LIST, one parameter at a time, with no barrier. */
 template <uint32_t LIST>
 __device__ __forceinline__ void sg_k_cast(const sg_k_table_head &head, const sg_k_desc *descs,
                                           uint32_t group, sg_k_scratch *scratch) {
-  __shared__ sg_k_amax_slots slots;
-  const sg_k_work work = sg_k_block_work<LIST>(head, descs, group);
-  uint64_t i = work.begin;
-  uint32_t half = 0;
-  for (uint32_t p = work.param; i < work.end; p++) {
-    const sg_k_desc &d = descs[p];
-    const uint64_t first = d.item_first[LIST];
-    const uint64_t stop = min(work.end, first + d.items[LIST]);
-    if (stop > i) {
-      const sg_k_desc *next = stop < work.end && p + 1 < work.pe ? &descs[p + 1] : nullptr;
-      sg_k_cast_param<LIST>(descs, p, i - first, stop - first, next, scratch, slots, half);
-      half ^= 1u;
-      i = stop;
-    }
+  const sg_k_work work = sg_k_warp_work<LIST>(head, descs, group);
+  sg_k_items_run run = {work.begin, work.param, 0, 0, false};
+  while (sg_k_items_next<LIST>(descs, work, run)) {
+    const sg_k_desc *next = run.more && run.p + 1 < work.pe ? &descs[run.p + 1] : nullptr;
+    sg_k_cast_param<LIST>(descs, run.p, run.lo, run.hi, next, scratch);
   }
 }
 

@@ -1,7 +1,8 @@
-/* Which work items a block does: its group's contiguous run of descriptors
- * and their items, split over the grid. Every thread computes this itself
- * from the device table (no host involvement); the tile modes walk it with a
- * cursor that loads the next descriptor one step before it is needed. */
+/* Which work items a block does (the cast mode's: which items a warp does):
+ * its group's contiguous run of descriptors and their items, split over the
+ * grid. Every thread computes this itself from the device table (no host
+ * involvement); the tile modes walk it with a cursor that loads the next
+ * descriptor one step before it is needed. */
 #ifndef SG_KERNELS_REFRESH_SCHEDULE_CUH
 #define SG_KERNELS_REFRESH_SCHEDULE_CUH
 
@@ -124,28 +125,84 @@ __device__ __forceinline__ uint64_t sg_k_guess(const sg_k_group_items &g, uint64
   return g.pb + sg_k_div(j - g.ib, avg > 0 ? avg : 1);
 }
 
-/* Cast mode: a contiguous share of the group's items per block, so each
- * block streams long runs of the owned ranges. */
+/* Worker `me`'s contiguous share of n things dealt to `workers`: [begin,
+ * end), the first n % workers shares one longer. Host and device code
+ * (tested on the CPU). */
+struct sg_k_share {
+  uint64_t begin, end;
+};
+
+__host__ __device__ __forceinline__ sg_k_share sg_k_share_of(uint64_t n, uint64_t workers,
+                                                             uint64_t me) {
+  const uint64_t per = n / workers;
+  const uint64_t extra = n % workers;
+  sg_k_share s;
+  s.begin = me * per + (me < extra ? me : extra);
+  s.end = s.begin + per + (me < extra ? 1u : 0u);
+  return s;
+}
+
+/* Cast mode and the amax pass: each warp, on its own, takes a contiguous
+ * share of the group's items, so that no barrier ties a parameter's end to
+ * the block's slowest warp: with one share per block and a barrier per
+ * parameter, the many-small set's blocks waited out every parameter's two
+ * rounds of loads, and a block of tiny parameters ran longer than one of
+ * large ones with as many items. Whole items, not parts of one: a warp then
+ * never shares a one-item parameter (and its fenced amax merge) with
+ * another; quarter items measured slower on the mixed and GPT sets
+ * (docs/REFRESH.md). */
 struct sg_k_work {
-  uint64_t begin, end; /* table-wide item indices of this block */
+  uint64_t begin, end; /* table-wide item indices of this warp */
   uint32_t param;      /* descriptor holding item `begin` */
   uint32_t pe;         /* end of the group */
 };
 
+/* All 32 lanes of a warp, with the same result. */
 template <uint32_t MODE>
-__device__ __forceinline__ sg_k_work sg_k_block_work(const sg_k_table_head &head,
-                                                     const sg_k_desc *descs, uint32_t group) {
+__device__ __forceinline__ sg_k_work sg_k_warp_work(const sg_k_table_head &head,
+                                                    const sg_k_desc *descs, uint32_t group) {
+  const uint32_t warps_per_block = blockDim.x >> 5;
   const sg_k_group_items g = sg_k_group<MODE>(head, descs, group);
-  const uint64_t n = g.ie - g.ib;
-  const uint64_t per = n / gridDim.x;
-  const uint64_t extra = n % gridDim.x;
+  const sg_k_share share = sg_k_share_of(g.ie - g.ib, uint64_t{gridDim.x} * warps_per_block,
+                                         uint64_t{blockIdx.x} * warps_per_block +
+                                             (threadIdx.x >> 5));
   sg_k_work w;
-  w.begin = g.ib + blockIdx.x * per + min(uint64_t{blockIdx.x}, extra);
-  w.end = w.begin + per + (blockIdx.x < extra ? 1u : 0u);
+  w.begin = g.ib + share.begin;
+  w.end = g.ib + share.end;
   w.param = w.begin == w.end ? g.pb
                              : sg_k_holder<MODE>(descs, g.pb, g.pe, w.begin, sg_k_guess(g, w.begin));
   w.pe = g.pe;
   return w;
+}
+
+/* A warp's walk over its share w: the descriptor p holding the next of
+ * its items, p's own items [lo, hi) of w, and whether w goes on past them.
+ * sg_k_items_next moves a walk (started at w.begin and w.param) to its next
+ * run, false once w is done. Host and device code (tested on the CPU). */
+struct sg_k_items_run {
+  uint64_t i;  /* the next item of w (table-wide) */
+  uint32_t p;  /* the descriptor to look at next */
+  uint64_t lo, hi;
+  bool more;
+};
+
+template <uint32_t MODE>
+__host__ __device__ __forceinline__ bool sg_k_items_next(const sg_k_desc *descs,
+                                                         const sg_k_work &w,
+                                                         sg_k_items_run &run) {
+  for (; run.i < w.end; run.p++) {
+    const uint64_t first = descs[run.p].item_first[MODE];
+    const uint64_t last = first + descs[run.p].items[MODE];
+    const uint64_t stop = last < w.end ? last : w.end;
+    if (stop > run.i) {
+      run.lo = run.i - first;
+      run.hi = stop - first;
+      run.more = stop < w.end;
+      run.i = stop;
+      return true;
+    }
+  }
+  return false;
 }
 
 /* What the tile modes read of a descriptor. Loaded a chunk ahead by the

@@ -97,8 +97,9 @@ typedef struct sg_k_desc {
 } sg_k_desc;
 
 /* Per-parameter state of the launch in flight: the largest |M| bit pattern
- * seen so far and how many work items are done. The block finishing the last
- * item publishes amax and clears both, so every launch starts from zeros.
+ * seen so far and how many work items are done. The block (the cast mode's
+ * and the amax pass's: the warp) finishing the last item publishes amax and
+ * clears both, so every launch starts from zeros.
  * `scale` is the current-scaling scale the amax pass leaves for the cast
  * that follows it. */
 typedef struct sg_k_scratch {
