@@ -8,11 +8,11 @@
  * compares every byte of the arena, so untouched bytes are checked too.
  * SG_TEST_SEED fixes the random seed (printed at start). */
 #define _POSIX_C_SOURCE 200809L
-#include <time.h>
 
 #include "fp8_reference.h"
 #include "gpu_common.h"
 #include "refresh_fixture.h"
+#include "sg_test_seed.h"
 
 enum { COUNT = 24, GROUPS = 3, BARE_GROUP = 3 };
 
@@ -267,8 +267,6 @@ static Suite *make_suite(void) {
 }
 
 int main(void) {
-  const char *seed = getenv("SG_TEST_SEED");
-  g_rng.state = seed != NULL ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL);
-  printf("test_refresh_recipes: SG_TEST_SEED=%llu\n", (unsigned long long)g_rng.state);
+  g_rng.state = sg_test_seed("test_refresh_recipes");
   return gt_main("test_refresh_recipes", make_suite);
 }

@@ -9,12 +9,11 @@
  * to one warp, to fewer warps than items, and to more. No GPU. */
 #include <check.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "refresh_schedule.cuh"
 #include "sg_run_suite.h"
+#include "sg_test_seed.h"
 
 static const uint64_t kWorkers[] = {1, 2, 7, 8, 64, 3168, 100000};
 
@@ -143,11 +142,7 @@ START_TEST(walks_report_every_item_once) {
 END_TEST
 
 START_TEST(walks_of_random_tables) {
-  const char *env = getenv("SG_TEST_SEED");
-  const unsigned seed = env != NULL ? static_cast<unsigned>(strtoul(env, NULL, 10))
-                                    : static_cast<unsigned>(time(NULL));
-  printf("walks_of_random_tables: SG_TEST_SEED=%u\n", seed);
-  srand(seed);
+  srand(static_cast<unsigned>(sg_test_seed("test_cast_shares")));
   for (int k = 0; k < 40; k++) {
     uint64_t items[64];
     const uint32_t count = 1 + static_cast<uint32_t>(rand() % 64);

@@ -16,7 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "refresh.h"
 #include "refresh_fixture.h"
@@ -24,6 +23,7 @@
 #include "sg_cuda_check.h"
 #include "sg_gpu_test.h"
 #include "sg_run_suite.h"
+#include "sg_test_seed.h"
 
 enum { kCapacity = 4096 };
 /* Every mode, the tile modes in both layouts (which must give the same
@@ -853,9 +853,7 @@ static TCase *new_case(Suite *s, const char *name) {
 
 int main(void) {
   sg_test_require_gpu("test_refresh_kernels");
-  const uint64_t seed = env_or("SG_TEST_SEED", static_cast<uint64_t>(time(NULL)));
-  printf("test_refresh_kernels: SG_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
-  g_rng.state = seed;
+  g_rng.state = sg_test_seed("test_refresh_kernels");
   setup_device();
   Suite *s = suite_create("refresh_kernels");
   tcase_add_test(new_case(s, "random_shapes"), random_shapes);
