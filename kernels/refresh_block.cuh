@@ -11,9 +11,10 @@
  * loads the next one's master after its conversion (sg_k_block_bf16_run).
  * Unaligned master rows load as the
  * aligned vectors around each strip, edge strips element by element
- * (refresh_io.cuh); unaligned W rows store at the widest alignment each
- * address has, aligned words with single bytes at the ends at worst
- * (sg_k_store16_any, refresh_tile.cuh). A dense vector's blocks are 128
+ * (refresh_io.cuh); unaligned W rows store as aligned vectors, each
+ * lane's codes shifted against its neighbour's, with short pieces at the
+ * tile's two ends (sg_k_store_row, refresh_tile.cuh). A dense vector's
+ * blocks are 128
  * consecutive elements: it goes in spans of 128 of them, 8 threads a block,
  * whose amax merges by shuffles, with no barrier (sg_k_block_span). */
 #ifndef SG_KERNELS_REFRESH_BLOCK_CUH
@@ -142,7 +143,7 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
   const uint32_t q = threadIdx.x & 7u;
   const uint32_t c = 16u * q;
   const uint32_t n = c < job.cols ? min(job.cols - c, 16u) : 0u;
-  const bool vec_w = n == 16u && (job.vec & SG_K_VEC_W) != 0;
+  const bool aligned_w = (job.vec & SG_K_VEC_W) != 0; /* the same for the whole warp */
   uint32_t amax_bits = 0;
 #pragma unroll
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
@@ -155,15 +156,16 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
 #pragma unroll
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
     const uint32_t r = step::row(k);
-    if (r < job.rows && n > 0) {
-      uint32_t unused = 0;
-      const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
-      if (vec_w) {
-        sg_k_store_bytes16(job.w + r * job.ld_w + c, codes);
-      } else {
-        sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
-      }
-      if constexpr (TRANSPOSE) {
+    const bool in = r < job.rows && n > 0;
+    uint32_t unused = 0;
+    const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
+    if (!aligned_w) {
+      sg_k_store_row(job.w + r * job.ld_w, job.cols, codes, r < job.rows);
+    } else if (in) {
+      sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
+    }
+    if constexpr (TRANSPOSE) {
+      if (in) {
         code.chunk[sg_k_slot(step::kRows * step::tile() + r, q)] = codes;
       }
     }

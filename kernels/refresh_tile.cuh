@@ -70,6 +70,31 @@ __device__ __forceinline__ void sg_k_store16_any(uint8_t *p, const uint4 &v, uin
   }
 }
 
+/* A tile's row of `cols` codes (cols <= SG_K_TILE) held by 8 consecutive
+ * lanes, lane q the 16 from column 16q (`codes`), stored to `row`, an
+ * address of any alignment: lane q stores the aligned vector from the
+ * first aligned address past its own first byte, its codes' end and its
+ * right neighbour's start (shuffled over), cut at the row's end, and lane
+ * 0 the bytes before it (sg_k_row_pieces' cut of a whole row). Each lane
+ * storing its own 16 codes at their address instead took two 8-byte
+ * stores on a row of 1000 bytes and a scatter of words and single bytes on
+ * one of 4099 (ten L2 sectors written for every one of W: Nsight Compute,
+ * H100). All 32 lanes of the warp call it (the shuffle); `store`: whether
+ * the lane's row is in the tile. */
+__device__ __forceinline__ void sg_k_store_row(uint8_t *row, uint32_t cols, const uint4 &codes,
+                                               bool store) {
+  const uint32_t q = threadIdx.x & 7u;
+  const uint4 next = make_uint4(
+      __shfl_down_sync(0xFFFFFFFFu, codes.x, 1), __shfl_down_sync(0xFFFFFFFFu, codes.y, 1),
+      __shfl_down_sync(0xFFFFFFFFu, codes.z, 1), __shfl_down_sync(0xFFFFFFFFu, codes.w, 1));
+  if (store) {
+    sg_k_row_pieces(reinterpret_cast<uintptr_t>(row), cols, true, q,
+                    [&](uint32_t at, uint32_t len) {
+                      sg_k_store16_any(row + at, sg_k_shift16(codes, next, at - 16u * q), len);
+                    });
+  }
+}
+
 /* Asynchronous 16-byte copy global -> shared (no registers held while in
  * flight), and the group bookkeeping that waits for it. The L2 fetches 256
  * bytes around each miss: the runs a block reads are 256 bytes or more (a
