@@ -129,12 +129,29 @@ __device__ __forceinline__ void sg_k_block_load(const sg_k_block_job &job,
   }
 }
 
+/* With TRANSPOSE, a thread's codes of row r into its step's code tile
+ * (the drain's source). */
+template <bool TRANSPOSE, uint32_t T>
+__device__ __forceinline__ void sg_k_block_stash(sg_k_tile_smem &code, uint32_t r, uint32_t q,
+                                                 const uint4 &codes) {
+  if constexpr (TRANSPOSE) {
+    using step = sg_k_block_step<T>;
+    code.chunk[sg_k_slot(step::kRows * step::tile() + r, q)] = codes;
+  }
+}
+
 /* All threads: a step whose master m holds (or is loading), up to its
  * drain; job is the thread's tile. Each tile's max |M| is merged through
  * slots[half] (the barrier after the stash makes every warp's visible),
  * the scale follows from it, the codes go to W and, with TRANSPOSE, into
- * `code`. The tile's first thread writes its grid entries. */
-template <uint32_t FMT, uint32_t DT, bool TRANSPOSE, uint32_t T>
+ * `code`. The tile's first thread writes its grid entries. REALIGN: W rows
+ * that are not all 16-byte aligned store as aligned vectors
+ * (sg_k_store_row: every lane converts, for the shuffle), else each lane
+ * in the tile stores its own codes at their address. The pairing instance
+ * does the latter: realigned, the many-small set's block rows (all
+ * aligned) ran 1-5% slower on the H100, the instance's registers moving
+ * with its code (the two loops keep each instance's PTX as measured). */
+template <uint32_t FMT, uint32_t DT, bool TRANSPOSE, uint32_t T, bool REALIGN>
 __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
                                                    const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
                                                    sg_k_tile_smem &code, sg_k_amax_slots &slots,
@@ -144,6 +161,7 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
   const uint32_t c = 16u * q;
   const uint32_t n = c < job.cols ? min(job.cols - c, 16u) : 0u;
   const bool aligned_w = (job.vec & SG_K_VEC_W) != 0; /* the same for the whole warp */
+  const bool vec_w = n == 16u && (job.vec & SG_K_VEC_W) != 0;
   uint32_t amax_bits = 0;
 #pragma unroll
   for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
@@ -153,20 +171,35 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
   __syncthreads();
   const float s =
       sg_k_scale_of(sg_k_amax_merged<T>(slots, half), FMT, (job.vec & SG_K_VEC_POW2) != 0);
+  if constexpr (REALIGN) {
 #pragma unroll
-  for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
-    const uint32_t r = step::row(k);
-    const bool in = r < job.rows && n > 0;
-    uint32_t unused = 0;
-    const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
-    if (!aligned_w) {
-      sg_k_store_row(job.w + r * job.ld_w, job.cols, codes, r < job.rows);
-    } else if (in) {
-      sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
-    }
-    if constexpr (TRANSPOSE) {
+    for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
+      const uint32_t r = step::row(k);
+      const bool in = r < job.rows && n > 0;
+      uint32_t unused = 0;
+      const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
+      if (!aligned_w) {
+        sg_k_store_row(job.w + r * job.ld_w, job.cols, codes, r < job.rows);
+      } else if (in) {
+        sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
+      }
       if (in) {
-        code.chunk[sg_k_slot(step::kRows * step::tile() + r, q)] = codes;
+        sg_k_block_stash<TRANSPOSE, T>(code, r, q, codes);
+      }
+    }
+  } else {
+#pragma unroll
+    for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
+      const uint32_t r = step::row(k);
+      if (r < job.rows && n > 0) {
+        uint32_t unused = 0;
+        const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
+        if (vec_w) {
+          sg_k_store_bytes16(job.w + r * job.ld_w + c, codes);
+        } else {
+          sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
+        }
+        sg_k_block_stash<TRANSPOSE, T>(code, r, q, codes);
       }
     }
   }
@@ -259,17 +292,17 @@ __device__ __forceinline__ void sg_k_block_span(const sg_k_desc &d, const sg_k_v
 /* Step k's conversion with its format as a template argument (its codes
  * in smem.code[k % 2], its amaxes in smem.slots' half k % 2); a pair's
  * tiles share their format. */
-template <uint32_t DT, bool TRANSPOSE, uint32_t T>
+template <uint32_t DT, bool TRANSPOSE, uint32_t T, bool REALIGN>
 __device__ __forceinline__ void sg_k_block_convert_of(const sg_k_block_job &job,
                                                       const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
                                                       sg_k_block_smem &smem, uint32_t k,
                                                       uint32_t format) {
   if (format == SG_K_FP8_E4M3) {
-    sg_k_block_convert<SG_K_FP8_E4M3, DT, TRANSPOSE, T>(job, m, smem.code[k & 1u], smem.slots,
-                                                        k & 1u);
+    sg_k_block_convert<SG_K_FP8_E4M3, DT, TRANSPOSE, T, REALIGN>(job, m, smem.code[k & 1u],
+                                                                 smem.slots, k & 1u);
   } else {
-    sg_k_block_convert<SG_K_FP8_E5M2, DT, TRANSPOSE, T>(job, m, smem.code[k & 1u], smem.slots,
-                                                        k & 1u);
+    sg_k_block_convert<SG_K_FP8_E5M2, DT, TRANSPOSE, T, REALIGN>(job, m, smem.code[k & 1u],
+                                                                 smem.slots, k & 1u);
   }
 }
 
@@ -314,7 +347,7 @@ __device__ __forceinline__ void sg_k_block_bf16_run(sg_k_block_cursor &cur, sg_k
   for (;;) {
     sg_k_master16<B16> ahead[SG_K_BLOCK_ROWS];
     bool more = sg_k_cursor_item(cur, 0) && sg_k_block_tile_of<B16>(cur);
-    sg_k_block_convert_of<B16, TRANSPOSE, 1>(job[0], m, smem, k, job[0].format);
+    sg_k_block_convert_of<B16, TRANSPOSE, 1, !PAIRS>(job[0], m, smem, k, job[0].format);
     if (more) {
       const sg_k_block_job next = sg_k_block_job_at(cur);
       if constexpr (PAIRS) {
@@ -338,14 +371,14 @@ __device__ __forceinline__ void sg_k_block_bf16_run(sg_k_block_cursor &cur, sg_k
 }
 
 /* One step of the cursor's tile. */
-template <uint32_t DT, bool TRANSPOSE>
+template <uint32_t DT, bool TRANSPOSE, bool PAIRS>
 __device__ __forceinline__ void sg_k_block_single(sg_k_block_cursor &cur, sg_k_block_smem &smem,
                                                   uint32_t &k) {
   sg_k_master16<DT> m[SG_K_BLOCK_ROWS];
   const sg_k_block_job job[1] = {sg_k_block_job_at(cur)};
   sg_k_block_load<DT, 1>(job[0], m);
   sg_k_cursor_advance(cur);
-  sg_k_block_convert_of<DT, TRANSPOSE, 1>(job[0], m, smem, k, job[0].format);
+  sg_k_block_convert_of<DT, TRANSPOSE, 1, !PAIRS>(job[0], m, smem, k, job[0].format);
   sg_k_block_drain<TRANSPOSE>(job, smem.code[k++ & 1u]);
 }
 
@@ -369,7 +402,7 @@ __device__ __forceinline__ void sg_k_block_pair(const sg_k_block_job &first,
   }
   const sg_k_block_job mine = sg_k_block_step<T>::pick(jobs, sg_k_block_step<T>::tile());
   sg_k_block_load<DT, T>(mine, m);
-  sg_k_block_convert_of<DT, TRANSPOSE, T>(mine, m, smem, k, first.format);
+  sg_k_block_convert_of<DT, TRANSPOSE, T, false>(mine, m, smem, k, first.format);
   sg_k_block_drain<TRANSPOSE>(jobs, smem.code[k++ & 1u]);
 }
 
@@ -421,7 +454,7 @@ __device__ __forceinline__ void sg_k_block_scale(sg_k_block_cursor cur) {
     if (bf16) {
       sg_k_block_bf16_run<TRANSPOSE, PAIRS>(cur, smem, k);
     } else {
-      sg_k_block_single<SG_K_MASTER_FP32, TRANSPOSE>(cur, smem, k);
+      sg_k_block_single<SG_K_MASTER_FP32, TRANSPOSE, PAIRS>(cur, smem, k);
     }
   }
 }
