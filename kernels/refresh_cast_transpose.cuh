@@ -304,8 +304,14 @@ __device__ __forceinline__ uint32_t sg_k_ct_strip(const sg_k_ct_job &job, uint32
  * a vector where the master's rows are aligned and the strip whole, the
  * aligned vectors around it where they are not, else element by element,
  * past the edge zeros, which no amax notices): the 16 codes at once, to W
- * at the widest alignment it has (sg_k_store16_any), and into the code
- * tile (SPAN: to Wt's same bytes). In a span a thread loads kBatch strips
+ * at the widest alignment it has (sg_k_store16_any), or, in a tile whose W
+ * rows are not 8-byte aligned, as the row's aligned vectors
+ * (sg_k_store_row: on the H100, 8 x [1024, 4099] cast-transposed 4-5
+ * points of the copy faster, while [3000, 1000]'s 8-byte aligned rows ran
+ * 2-4 points slower so); and into the code tile (SPAN: to Wt's same
+ * bytes). A tile's warp advances through its rows together, for the
+ * shuffle of sg_k_store_row: a lane past the tile's last row converts
+ * zeros and stores nothing. In a span a thread loads kBatch strips
  * before it converts the first, so that their loads are in flight together
  * (on the H200 the mixed set's cast-transpose from BF16 ran at 49% of the
  * copy with 2 strips at a time, 57% with 4; 4 FP32 strips spilled in the
@@ -320,23 +326,34 @@ __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job,
   constexpr uint32_t kBatch = !SPAN ? 1u : DT == SG_K_MASTER_FP32 ? 2u : 4u;
   const uint32_t q = threadIdx.x & 7u;
   const uint32_t c = 16u * q;
+  const uint32_t lane_row = (threadIdx.x >> 3) & 3u; /* of the warp's 4 rows */
   const bool vec = (job.flags & SG_K_CT_VEC_MASTER) != 0;
   const bool shifted = (job.flags & SG_K_CT_SHIFTED) != 0;
+  const bool realign = !SPAN && ((reinterpret_cast<uintptr_t>(job.w) | job.ld_w) & 7u) != 0;
+  /* a span's lanes leave one by one, as in the loop that was measured */
+  const uint32_t leave = SPAN ? lane_row : 0u;
 #pragma unroll 1
-  for (uint32_t row0 = threadIdx.x >> 3; row0 < job.tile_rows; row0 += kBatch * kStep) {
+  for (uint32_t warp_row = 4u * (threadIdx.x >> 5); warp_row + leave < job.tile_rows;
+       warp_row += kBatch * kStep) {
     sg_k_master16<DT> m[kBatch];
     uint32_t n[kBatch];
 #pragma unroll
     for (uint32_t b = 0; b < kBatch; b++) {
-      const uint32_t row = row0 + kStep * b;
+      const uint32_t row = warp_row + lane_row + kStep * b;
       n[b] = sg_k_ct_strip(job, row, c);
       m[b] = sg_k_load_strip<DT>(job.m + (row * job.ld_m + c) * kElem, n[b], vec && n[b] == 16u,
                                  shifted && n[b] == 16u);
     }
 #pragma unroll
     for (uint32_t b = 0; b < kBatch; b++) {
-      const uint32_t row = row0 + kStep * b;
-      if (n[b] > 0) {
+      const uint32_t row = warp_row + lane_row + kStep * b;
+      if (realign) {
+        const uint4 codes = sg_k_cast16<FMT, DT>(m[b], s, amax_bits);
+        sg_k_store_row(job.w + row * job.ld_w, job.tile_cols, codes, row < job.tile_rows);
+        if (n[b] > 0) {
+          code.chunk[sg_k_slot(row, q)] = codes;
+        }
+      } else if (n[b] > 0) {
         const uint4 codes = sg_k_cast16<FMT, DT>(m[b], s, amax_bits);
         sg_k_store16_any(job.w + row * job.ld_w + c, codes, n[b]);
         if constexpr (SPAN) {
