@@ -129,17 +129,6 @@ __device__ __forceinline__ void sg_k_block_load(const sg_k_block_job &job,
   }
 }
 
-/* With TRANSPOSE, a thread's codes of row r into its step's code tile
- * (the drain's source). */
-template <bool TRANSPOSE, uint32_t T>
-__device__ __forceinline__ void sg_k_block_stash(sg_k_tile_smem &code, uint32_t r, uint32_t q,
-                                                 const uint4 &codes) {
-  if constexpr (TRANSPOSE) {
-    using step = sg_k_block_step<T>;
-    code.chunk[sg_k_slot(step::kRows * step::tile() + r, q)] = codes;
-  }
-}
-
 /* All threads: a step whose master m holds (or is loading), up to its
  * drain; job is the thread's tile. Each tile's max |M| is merged through
  * slots[half] (the barrier after the stash makes every warp's visible),
@@ -150,7 +139,9 @@ __device__ __forceinline__ void sg_k_block_stash(sg_k_tile_smem &code, uint32_t 
  * in the tile stores its own codes at their address. The pairing instance
  * does the latter: realigned, the many-small set's block rows (all
  * aligned) ran 1-5% slower on the H100, the instance's registers moving
- * with its code (the two loops keep each instance's PTX as measured). */
+ * with its code. (Each instance's PTX is the one measured: without
+ * REALIGN only the tile's lanes convert, and whole aligned vectors store
+ * without sg_k_store16_any's address test.) */
 template <uint32_t FMT, uint32_t DT, bool TRANSPOSE, uint32_t T, bool REALIGN>
 __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
                                                    const sg_k_master16<DT> (&m)[SG_K_BLOCK_ROWS],
@@ -171,36 +162,24 @@ __device__ __forceinline__ void sg_k_block_convert(const sg_k_block_job &job,
   __syncthreads();
   const float s =
       sg_k_scale_of(sg_k_amax_merged<T>(slots, half), FMT, (job.vec & SG_K_VEC_POW2) != 0);
-  if constexpr (REALIGN) {
 #pragma unroll
-    for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
-      const uint32_t r = step::row(k);
-      const bool in = r < job.rows && n > 0;
-      uint32_t unused = 0;
-      const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
-      if (!aligned_w) {
-        sg_k_store_row(job.w + r * job.ld_w, job.cols, codes, r < job.rows);
-      } else if (in) {
-        sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
-      }
-      if (in) {
-        sg_k_block_stash<TRANSPOSE, T>(code, r, q, codes);
-      }
+  for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
+    const uint32_t r = step::row(k);
+    const bool in = r < job.rows && n > 0;
+    if (!REALIGN && !in) {
+      continue;
     }
-  } else {
-#pragma unroll
-    for (uint32_t k = 0; k < SG_K_BLOCK_ROWS; k++) {
-      const uint32_t r = step::row(k);
-      if (r < job.rows && n > 0) {
-        uint32_t unused = 0;
-        const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
-        if (vec_w) {
-          sg_k_store_bytes16(job.w + r * job.ld_w + c, codes);
-        } else {
-          sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
-        }
-        sg_k_block_stash<TRANSPOSE, T>(code, r, q, codes);
-      }
+    uint32_t unused = 0;
+    const uint4 codes = sg_k_cast16<FMT, DT>(m[k], s, unused);
+    if (REALIGN && !aligned_w) {
+      sg_k_store_row(job.w + r * job.ld_w, job.cols, codes, r < job.rows);
+    } else if (!REALIGN && vec_w) {
+      sg_k_store_bytes16(job.w + r * job.ld_w + c, codes);
+    } else if (in) {
+      sg_k_store16_any(job.w + r * job.ld_w + c, codes, n);
+    }
+    if (TRANSPOSE && in) {
+      code.chunk[sg_k_slot(step::kRows * step::tile() + r, q)] = codes;
     }
   }
   if (step::leads() && (T == 1 || job.rows > 0)) {
