@@ -8,7 +8,8 @@
  * non-unit scales.
  * FP8 and BF16 inputs are exact in the reference: the FP8 GEMMs' BF16
  * output rounds to 2^-9 (RMS relative error ~1e-3, bound 5e-3), the FP32
- * output of the BF16 GEMM only through its accumulation (bound 1e-4). */
+ * output of the BF16 GEMM only through its accumulation (bound 1e-4).
+ * SG_TEST_SEED fixes the random seed (printed at start). */
 #define _XOPEN_SOURCE 700
 #include <check.h>
 #include <math.h>
@@ -16,12 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sg_run_suite.h"
 #include "gemm.h"
 #include "sg_cuda_check.h"
 #include "sg_gpu_test.h"
+#include "sg_test_seed.h"
 
 enum { ROWS = 64, OUT = 96, IN = 128 };
 #define TOLERANCE_BF16_OUT 5e-3
@@ -223,8 +224,8 @@ END_TEST
 
 int main(void) {
   sg_test_require_gpu("test_trainer_gemm");
-  seed = rng_state = (uint64_t)time(NULL) * 2654435761u | 1u;
-  printf("seed %llu\n", (unsigned long long)seed);
+  seed = sg_test_seed("test_trainer_gemm");
+  rng_state = seed * 2654435761u | 1u; /* xorshift: never 0 */
   tr_blas_create(&blas, 32u << 20);
   Suite *s = suite_create("trainer_gemm");
   TCase *tc = tcase_create("gemm");
