@@ -177,10 +177,14 @@ enum {
  * (both parts have its tiles, and every whole-tile parameter's are whole
  * in that list too), where one launch of the
  * general instance would move every tile (a model with one odd embedding
- * ran all its weights so). 0 is always valid. `realign`: nonzero where
- * some selected parameter's Wt rows realign (SG_K_VEC_REALIGN); its
- * general transpose then runs in the instance with the realigned drain.
- * 0 is valid (those tiles drain as edge ones), nonzero too. `pairs`:
+ * ran all its weights so). 0 is always valid. `realign`: bit 1 <<
+ * SG_K_LIST_TRANSPOSE where some selected parameter's Wt rows realign
+ * (SG_K_VEC_REALIGN), bit 1 << SG_K_LIST_CAST_TRANSPOSE where some
+ * parameter's cast-transpose does (SG_K_VEC_REALIGN_CT); the general
+ * instance of that list's kernel then is the one with the realigned drain
+ * (the cast-transpose's in the wide layout, whose ring has room for the
+ * rows below each tile, where the device has it). Any bit may be clear
+ * (those tiles drain as edge ones) or set. `pairs`:
  * nonzero where at least 3/4 of the block list's tiles have 64 rows or
  * fewer; the block kernels then run in the instance that takes two of
  * them a step (whose code for the other tiles is slower: refresh_plan.c).

@@ -10,7 +10,12 @@
  * units are in. Edge and unaligned tiles are one unit converted straight
  * from global memory, 16 elements a thread at a time; so is a span of a
  * dense vector (SG_K_VEC_SPANS), whose codes go to W and to the same bytes
- * of Wt. */
+ * of Wt. In the instance with the realigned drain (a ring whose code tiles
+ * hold SG_K_BELOW more rows), a tile of odd long Wt rows
+ * (SG_K_VEC_REALIGN_CT) also stages and converts the 16 rows below it, and
+ * stores its share of each Wt row as aligned vectors (refresh_tile.cuh),
+ * where its drain stored a scatter of words and single bytes per 16 bytes
+ * (GPT-2's [50257, 768] from BF16 at 48% of the copy, H100). */
 #ifndef SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 #define SG_KERNELS_REFRESH_CAST_TRANSPOSE_CUH
 
@@ -31,7 +36,9 @@ enum : uint32_t {
   SG_K_CT_VEC_WT = 16u, /* the tile drains as whole vectors */
   SG_K_CT_VEC_MASTER = 32u, /* the master's rows are 16-byte aligned */
   SG_K_CT_SHIFTED = 64u,    /* they are not, and the tile's vectors lie inside the master */
-  SG_K_CT_LINEAR = 128u     /* a span of a dense vector (sg_k_ct_span_job) */
+  SG_K_CT_LINEAR = 128u,    /* a span of a dense vector (sg_k_ct_span_job) */
+  SG_K_CT_REALIGN = 256u,   /* converts `below` rows under the tile, drains realigned */
+  SG_K_CT_ROW_START = 512u  /* the tile is its Wt rows' first (a realigned drain's head) */
 };
 constexpr uint32_t SG_K_CT_END = 0xFFFFFFFFu; /* sg_k_ct_job.p: no more units */
 constexpr uint32_t SG_K_STAGE_BYTES = 16384;
@@ -46,6 +53,7 @@ struct sg_k_ct_job {
   uint32_t row0, rows, tile_rows, tile_cols;
   uint32_t last_cols; /* of the tile's last row: tile_cols, or less in a span */
   uint32_t flags;
+  uint32_t below; /* SG_K_CT_REALIGN: W rows under the tile converted with it */
 };
 
 /* What the amax of the unit's parameter needs, copied by cp.async with the
@@ -62,7 +70,7 @@ struct sg_k_ct_param {
 struct sg_k_ct_tile {
   uint8_t *wt;
   uint64_t ld_wt;
-  uint32_t rows, cols, flags;
+  uint32_t rows, cols, flags, below;
 };
 
 /* Partial amax of parameters this block shares with others, merged into the
@@ -78,11 +86,14 @@ constexpr uint32_t SG_K_CT_DEFERRED = 256;
  * against 83.8% narrow; 6 leaves the most shared memory to L1. */
 constexpr uint32_t SG_K_CT_WIDE_STAGES = 6;
 
-template <uint32_t STAGES>
+/* BELOW: 0, or SG_K_BELOW in the instance with the realigned drain, whose
+ * code tiles hold the rows below a tile too. */
+template <uint32_t STAGES, uint32_t BELOW = 0>
 struct sg_k_ct_ring {
   static constexpr uint32_t kStages = STAGES; /* STAGES - 1 units in flight */
+  static constexpr uint32_t kBelow = BELOW;
   uint4 stage[kStages][SG_K_STAGE_BYTES / 16];
-  sg_k_tile_smem code[2];
+  sg_k_tile_rows<SG_K_TILE + BELOW> code[2];
   sg_k_ct_job job[kStages];
   sg_k_ct_param param[kStages];
   sg_k_ct_tile drain[2];  /* of code[0], code[1] */
@@ -171,13 +182,17 @@ __device__ __forceinline__ sg_k_ct_job sg_k_ct_span_job(const sg_k_view &v, uint
                           : load == SG_K_SPAN_SHIFTED ? SG_K_CT_SHIFTED
                                                       : 0u);
   return sg_k_ct_job{m,          v.w + first, v.wt + first, SG_K_TILE, SG_K_TILE, SG_K_TILE, p, 0,
-                     rows,       rows,        SG_K_TILE,    n - (rows - 1u) * SG_K_TILE,   flags};
+                     rows,       rows,        SG_K_TILE,    n - (rows - 1u) * SG_K_TILE,   flags,
+                     0};
 }
 
 /* Makes item `local` of v (descriptor p) the tile being issued. WHOLE: the
  * launch's plan says every tile is whole and aligned (sg_k_plan.whole), so
- * each is staged and drains as vectors; the instance has no other path. */
-template <bool WHOLE>
+ * each is staged and drains as vectors; the instance has no other path.
+ * REALIGN: the instance has the realigned drain; a tile of a parameter
+ * with SG_K_VEC_REALIGN_CT (always staged) then takes the rows below it
+ * into its units. */
+template <bool WHOLE, bool REALIGN>
 __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_view &v,
                                                  uint32_t p, uint64_t local) {
   is.scale = sg_k_scale_ptr(v.scale, is.scratch + p);
@@ -200,6 +215,11 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
   if (WHOLE || (rows % 16u == 0 && (v.vec & SG_K_VEC_WT) != 0)) {
     flags |= SG_K_CT_VEC_WT;
   }
+  uint32_t below = 0;
+  if (REALIGN && (v.vec & SG_K_VEC_REALIGN_CT) != 0) {
+    below = static_cast<uint32_t>(min(v.rows - r0 - rows, uint64_t{SG_K_BELOW}));
+    flags |= SG_K_CT_REALIGN | (r0 == 0 ? SG_K_CT_ROW_START : 0u);
+  }
   const char *m = v.master + (r0 * v.ld_master + c0) * (bf16 ? 2u : 4u);
   if (!WHOLE && (v.vec & SG_K_VEC_MASTER) == 0 &&
       sg_k_tile_vectors_inside(v.master, v.rows, v.cols, m, rows, cols, v.ld_master,
@@ -218,18 +238,20 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
                         rows,
                         cols,
                         cols,
-                        flags};
-  is.units = staged ? (rows + unit_rows - 1) / unit_rows : 1u;
+                        flags,
+                        below};
+  is.units = staged ? (rows + below + unit_rows - 1) / unit_rows : 1u;
 }
 
 /* Takes the cursor's next tile and starts loading the view of the one
  * after; false past the block's last one. */
-template <bool WHOLE>
+template <bool WHOLE, bool REALIGN>
 __device__ __forceinline__ bool sg_k_ct_take_tile(sg_k_ct_issuer &is) {
   if (!sg_k_cursor_item(is.cur, 0)) {
     return false;
   }
-  sg_k_ct_set_tile<WHOLE>(is, is.cur.view[0], is.cur.p[0], is.cur.j - is.cur.view[0].first);
+  sg_k_ct_set_tile<WHOLE, REALIGN>(is, is.cur.view[0], is.cur.p[0],
+                                   is.cur.j - is.cur.view[0].first);
   sg_k_cursor_advance(is.cur);
   return true;
 }
@@ -237,10 +259,10 @@ __device__ __forceinline__ bool sg_k_ct_take_tile(sg_k_ct_issuer &is) {
 /* Issues the next unit into stage s: its master rows (when staged), its job
  * and its parameter's amax fields. Past the block's last tile the job says
  * SG_K_CT_END. */
-template <bool WHOLE, class Ring>
+template <bool WHOLE, bool REALIGN, class Ring>
 __device__ __forceinline__ void sg_k_ct_issue(Ring &ring, uint32_t s,
                                               sg_k_ct_issuer &is) {
-  if (is.unit == is.units && !sg_k_ct_take_tile<WHOLE>(is)) {
+  if (is.unit == is.units && !sg_k_ct_take_tile<WHOLE, REALIGN>(is)) {
     if (threadIdx.x == 0) {
       ring.job[s].p = SG_K_CT_END;
     }
@@ -250,7 +272,7 @@ __device__ __forceinline__ void sg_k_ct_issue(Ring &ring, uint32_t s,
   if (WHOLE || (job.flags & SG_K_CT_STAGED) != 0) {
     const bool bf16 = (job.flags & SG_K_CT_BF16) != 0;
     job.row0 = is.unit * sg_k_unit_rows(bf16);
-    job.rows = min(job.tile_rows - job.row0, sg_k_unit_rows(bf16));
+    job.rows = min(job.tile_rows + job.below - job.row0, sg_k_unit_rows(bf16));
     if (bf16) {
       sg_k_stage_rows<SG_K_MASTER_BF16>(ring.stage[s], job.m + job.row0 * job.ld_m * 2u, job.ld_m,
                                         job.rows);
@@ -272,10 +294,12 @@ __device__ __forceinline__ void sg_k_ct_issue(Ring &ring, uint32_t s,
   is.unit++;
 }
 
-/* Converts a staged unit: each thread one 16-element chunk per 32 rows. */
-template <uint32_t FMT, uint32_t DT>
+/* Converts a staged unit: each thread one 16-element chunk per 32 rows
+ * (the rows below a realigned tile into the code tile only: W's are the
+ * next tile's). */
+template <uint32_t FMT, uint32_t DT, bool REALIGN, uint32_t ROWS>
 __device__ __forceinline__ void sg_k_ct_convert_staged(const uint4 *stage, const sg_k_ct_job &job,
-                                                       float s, sg_k_tile_smem &code,
+                                                       float s, sg_k_tile_rows<ROWS> &code,
                                                        uint32_t &amax_bits) {
   using L = sg_k_stage_layout<DT>;
   const uint32_t q = threadIdx.x & 7u;
@@ -287,7 +311,9 @@ __device__ __forceinline__ void sg_k_ct_convert_staged(const uint4 *stage, const
     }
     const uint4 codes = sg_k_cast16<FMT, DT>(m, s, amax_bits);
     const uint32_t r = job.row0 + row;
-    sg_k_store_bytes16(job.w + r * job.ld_w + 16u * q, codes);
+    if (!REALIGN || r < job.tile_rows) {
+      sg_k_store_bytes16(job.w + r * job.ld_w + 16u * q, codes);
+    }
     code.chunk[sg_k_slot(r, q)] = codes;
   }
 }
@@ -317,9 +343,9 @@ __device__ __forceinline__ uint32_t sg_k_ct_strip(const sg_k_ct_job &job, uint32
  * copy with 2 strips at a time, 57% with 4; 4 FP32 strips spilled in the
  * narrow instance). Tiles take one strip at a time: batched like a span,
  * 8 x [1024, 4099] took 105 us from BF16 where they took 89. */
-template <uint32_t FMT, uint32_t DT, bool SPAN>
+template <uint32_t FMT, uint32_t DT, bool SPAN, uint32_t ROWS>
 __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job, float s,
-                                                         sg_k_tile_smem &code,
+                                                         sg_k_tile_rows<ROWS> &code,
                                                          uint32_t &amax_bits) {
   constexpr uint64_t kElem = sg_k_master16<DT>::kElemBytes;
   constexpr uint32_t kStep = SG_K_THREADS / 8;
@@ -366,12 +392,12 @@ __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job,
   }
 }
 
-template <bool WHOLE, uint32_t FMT, uint32_t DT>
+template <bool WHOLE, bool REALIGN, uint32_t FMT, uint32_t DT, uint32_t ROWS>
 __device__ __forceinline__ void sg_k_ct_convert_as(const uint4 *stage, const sg_k_ct_job &job,
-                                                   float s, sg_k_tile_smem &code,
+                                                   float s, sg_k_tile_rows<ROWS> &code,
                                                    uint32_t &amax_bits) {
   if (WHOLE || (job.flags & SG_K_CT_STAGED) != 0) {
-    sg_k_ct_convert_staged<FMT, DT>(stage, job, s, code, amax_bits);
+    sg_k_ct_convert_staged<FMT, DT, REALIGN>(stage, job, s, code, amax_bits);
   } else if constexpr (!WHOLE) {
     if ((job.flags & SG_K_CT_LINEAR) != 0) {
       sg_k_ct_convert_elements<FMT, DT, true>(job, s, code, amax_bits);
@@ -381,26 +407,33 @@ __device__ __forceinline__ void sg_k_ct_convert_as(const uint4 *stage, const sg_
   }
 }
 
-template <bool WHOLE>
+template <bool WHOLE, bool REALIGN, uint32_t ROWS>
 __device__ __forceinline__ void sg_k_ct_convert(const uint4 *stage, const sg_k_ct_job &job,
-                                                float s, sg_k_tile_smem &code,
+                                                float s, sg_k_tile_rows<ROWS> &code,
                                                 uint32_t &amax_bits) {
   constexpr uint32_t E4 = SG_K_FP8_E4M3, E5 = SG_K_FP8_E5M2;
   constexpr uint32_t F32 = SG_K_MASTER_FP32, B16 = SG_K_MASTER_BF16;
   const bool bf16 = (job.flags & SG_K_CT_BF16) != 0;
   if ((job.flags & SG_K_CT_E5M2) == 0) {
-    bf16 ? sg_k_ct_convert_as<WHOLE, E4, B16>(stage, job, s, code, amax_bits)
-         : sg_k_ct_convert_as<WHOLE, E4, F32>(stage, job, s, code, amax_bits);
+    bf16 ? sg_k_ct_convert_as<WHOLE, REALIGN, E4, B16>(stage, job, s, code, amax_bits)
+         : sg_k_ct_convert_as<WHOLE, REALIGN, E4, F32>(stage, job, s, code, amax_bits);
   } else {
-    bf16 ? sg_k_ct_convert_as<WHOLE, E5, B16>(stage, job, s, code, amax_bits)
-         : sg_k_ct_convert_as<WHOLE, E5, F32>(stage, job, s, code, amax_bits);
+    bf16 ? sg_k_ct_convert_as<WHOLE, REALIGN, E5, B16>(stage, job, s, code, amax_bits)
+         : sg_k_ct_convert_as<WHOLE, REALIGN, E5, F32>(stage, job, s, code, amax_bits);
   }
 }
 
-template <bool WHOLE>
-__device__ __forceinline__ void sg_k_ct_drain(const sg_k_tile_smem &code, const sg_k_ct_tile &t) {
+template <bool WHOLE, bool REALIGN, uint32_t ROWS>
+__device__ __forceinline__ void sg_k_ct_drain(sg_k_tile_rows<ROWS> &code, const sg_k_ct_tile &t) {
   if (!WHOLE && (t.flags & SG_K_CT_LINEAR) != 0) {
     return; /* a span's Wt is written */
+  }
+  if constexpr (REALIGN) {
+    if ((t.flags & SG_K_CT_REALIGN) != 0) {
+      sg_k_tile_drain_realigned(code, t.wt, t.ld_wt, t.cols, t.rows + t.below,
+                                (t.flags & SG_K_CT_ROW_START) != 0);
+      return;
+    }
   }
   if (WHOLE || (t.flags & SG_K_CT_VEC_WT) != 0) {
     sg_k_tile_drain<true>(code, t.wt, t.ld_wt, t.rows, t.cols);
@@ -455,7 +488,7 @@ __device__ __forceinline__ void sg_k_ct_flush(const Ring &ring, const sg_k_desc 
 /* At a tile's first unit (or the end): drains the previous tile, ends the
  * run when the parameter changes, starts the new tile's drain record and
  * run. Returns false at the end. */
-template <bool WHOLE, class Ring>
+template <bool WHOLE, bool REALIGN, class Ring>
 __device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
                                                   bool &have_tile, uint32_t &parity,
                                                   sg_k_ct_run &run, sg_k_ct_run &pending,
@@ -463,7 +496,7 @@ __device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
   const sg_k_ct_job &job = ring.job[now];
   const uint32_t p = job.p;
   if (have_tile) {
-    sg_k_ct_drain<WHOLE>(ring.code[parity], ring.drain[parity]);
+    sg_k_ct_drain<WHOLE, REALIGN>(ring.code[parity], ring.drain[parity]);
     parity ^= 1u;
   }
   if (run.p != SG_K_CT_END && p != run.p) {
@@ -478,7 +511,8 @@ __device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
     return false;
   }
   if (threadIdx.x == 0) {
-    ring.drain[parity] = sg_k_ct_tile{job.wt, job.ld_wt, job.tile_rows, job.tile_cols, job.flags};
+    ring.drain[parity] =
+        sg_k_ct_tile{job.wt, job.ld_wt, job.tile_rows, job.tile_cols, job.flags, job.below};
   }
   if (run.p == SG_K_CT_END) {
     if (threadIdx.x == 0) {
@@ -498,12 +532,14 @@ __device__ __forceinline__ bool sg_k_ct_next_tile(Ring &ring, uint32_t now,
  * the barrier that follows the tile's last conversion; tiles alternate
  * between two buffers, and the barriers in between order each buffer's
  * drain before its refill. A run's amax is stashed when the run ends and
- * merged by thread 0 after the next barrier. */
+ * merged by thread 0 after the next barrier. The general instance whose
+ * ring holds rows below its code tiles has the realigned drain. */
 template <bool WHOLE, class Ring>
 __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor cur,
                                                     const sg_k_desc *descs,
                                                     sg_k_scratch *scratch) {
   constexpr uint32_t S = Ring::kStages;
+  constexpr bool R = !WHOLE && Ring::kBelow > 0;
   static_assert(S >= 3, "a unit must convert while the next loads");
   const uint32_t pb = cur.lo;
   const uint32_t pe = cur.pe;
@@ -513,7 +549,7 @@ __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor c
   sg_k_ct_issuer is{descs, scratch, cur, {}, nullptr, 0, 0};
 #pragma unroll 1
   for (uint32_t k = 0; k + 1 < S; k++) {
-    sg_k_ct_issue<WHOLE>(ring, k, is);
+    sg_k_ct_issue<WHOLE, R>(ring, k, is);
     sg_k_cp_async_commit();
   }
   bool have_tile = false;
@@ -534,12 +570,13 @@ __device__ __forceinline__ void sg_k_cast_transpose(Ring &ring, sg_k_ct_cursor c
     const uint32_t now = k % S;
     const sg_k_ct_job &job = ring.job[now];
     if ((job.p == SG_K_CT_END || (job.flags & SG_K_CT_FIRST) != 0) &&
-        !sg_k_ct_next_tile<WHOLE>(ring, now, have_tile, parity, run, pending, amax_bits)) {
+        !sg_k_ct_next_tile<WHOLE, R>(ring, now, have_tile, parity, run, pending, amax_bits)) {
       break;
     }
-    sg_k_ct_issue<WHOLE>(ring, (k + S - 1) % S, is);
+    sg_k_ct_issue<WHOLE, R>(ring, (k + S - 1) % S, is);
     sg_k_cp_async_commit();
-    sg_k_ct_convert<WHOLE>(ring.stage[now], job, ring.param[now].s, ring.code[parity], amax_bits);
+    sg_k_ct_convert<WHOLE, R>(ring.stage[now], job, ring.param[now].s, ring.code[parity],
+                              amax_bits);
   }
   __syncthreads();
   if (pending.p != SG_K_CT_END && threadIdx.x == 0) {

@@ -5,7 +5,8 @@
  * had before the recipes and the unaligned path grew the general one), the
  * transpose also in a general instance with the realigned drain
  * (sg_k_plan.realign: odd Wt rows), the cast-transpose in a whole and a
- * general instance for a split's parts (sg_k_plan.split), the block
+ * general instance for a split's parts (sg_k_plan.split; the general one
+ * also, wide, with the realigned drain: sg_k_plan.realign), the block
  * kernels in an instance that pairs short tiles (sg_k_plan.pairs), and
  * its launcher. A persistent grid (as many blocks as fit on the GPU at
  * once) walks a work list of the launch's group in the device table. A
@@ -66,9 +67,14 @@ using sg_k_transpose_chunk =
     typename std::conditional<LAYOUT == SG_K_LAYOUT_WIDE && WHOLE, sg_k_chunk<2, 2, 512>,
                               typename sg_k_layout_of<SG_K_KERNEL_TRANSPOSE, LAYOUT>::Chunk>::type;
 
+/* The cast-transpose's wide APART instances hold the rows below each code
+ * tile: the general one has the realigned drain (sg_k_plan.realign). Only
+ * the wide ring has room for them: the narrow one must fit the 99 KB a
+ * block may have on sm_86/89. */
 template <uint32_t LAYOUT, bool APART>
 struct sg_k_layout_of<SG_K_KERNEL_CAST_TRANSPOSE, LAYOUT, APART> {
-  using Smem = sg_k_ct_ring<LAYOUT == SG_K_LAYOUT_WIDE ? SG_K_CT_WIDE_STAGES : 4u>;
+  static constexpr bool kWide = LAYOUT == SG_K_LAYOUT_WIDE;
+  using Smem = sg_k_ct_ring<kWide ? SG_K_CT_WIDE_STAGES : 4u, kWide && APART ? SG_K_BELOW : 0u>;
 };
 
 /* The work list a kernel walks (the two block kernels share one; the grid
@@ -345,15 +351,19 @@ static cudaError_t launch_layout(const void *table, uint32_t group, uint32_t par
 }
 
 /* The general instance of a tile kernel; the transpose's with the realigned
- * drain where the plan has tiles for it, the cast-transpose's for a part
- * where it moves one. */
+ * drain where the plan has tiles for it, the cast-transpose's APART one for
+ * a part where it moves one, and, wide, where the plan has tiles for its
+ * realigned drain. */
 template <uint32_t KERNEL, bool OVERLAP = false>
 static cudaError_t launch_general(const void *table, uint32_t group, uint32_t part,
                                   uint32_t layout, const sg_k_plan *plan,
                                   const int32_t *noop_flag, const sg_k_refresh_device *dev,
                                   cudaStream_t stream) {
-  const bool apart = KERNEL == SG_K_KERNEL_TRANSPOSE ? plan->realign != 0
-                                                    : part != SG_K_PART_ALL;
+  const bool realign = (plan->realign & (1u << sg_k_list_of(KERNEL))) != 0;
+  const bool apart = KERNEL == SG_K_KERNEL_TRANSPOSE ? realign : part != SG_K_PART_ALL || realign;
+  if (KERNEL == SG_K_KERNEL_CAST_TRANSPOSE && realign) {
+    layout = SG_K_LAYOUT_WIDE;
+  }
   return apart ? launch_layout<KERNEL, false, OVERLAP, true>(table, group, part, layout,
                                                              noop_flag, dev, stream)
                : launch_layout<KERNEL, false, OVERLAP>(table, group, part, layout, noop_flag,

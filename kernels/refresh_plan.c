@@ -76,7 +76,8 @@ static void sums_add(plan_sums *s, const sg_k_param *p, uint32_t index) {
   }
   s->plan.whole &= whole;
   s->plan.grids |= sg_k_grid_lists(p);
-  s->plan.realign |= sg_k_realigned(p) ? 1u : 0u;
+  s->plan.realign |= (sg_k_realigned(p) ? 1u << SG_K_LIST_TRANSPOSE : 0u) |
+                     (sg_k_ct_realigned(p) ? 1u << SG_K_LIST_CAST_TRANSPOSE : 0u);
   s->plan.params++;
   if (p->master_dtype == SG_K_MASTER_NONE && s->plan.first_without_master == UINT32_MAX) {
     s->plan.first_without_master = index;

@@ -89,6 +89,13 @@ bool sg_k_realigned(const sg_k_param *p) {
   return !sg_k_linear(p) && (((uintptr_t)p->wt | p->ld_wt) & 1u) != 0 && p->rows >= 4096;
 }
 
+bool sg_k_ct_realigned(const sg_k_param *p) {
+  return sg_k_realigned(p) && p->master_dtype != SG_K_MASTER_NONE &&
+         p->recipe != SG_K_RECIPE_BLOCK && p->cols % SG_K_TILE == 0 &&
+         sg_k_rows_aligned16(p->w, p->ld_w, 1) &&
+         sg_k_rows_aligned16(p->master, p->ld_master, sg_k_master_elem_bytes(p->master_dtype));
+}
+
 /* A parameter without items in a list (no master, or block scaling, for
  * the cast-transpose) is whole there: it adds no tile. */
 uint32_t sg_k_whole_lists(const sg_k_param *p) {
@@ -122,6 +129,7 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
            (sg_k_linear(p) ? SG_K_VEC_LINEAR : 0u) |
            (sg_k_spans(p) ? SG_K_VEC_SPANS : 0u) |
            (sg_k_realigned(p) ? SG_K_VEC_REALIGN : 0u) |
+           (sg_k_ct_realigned(p) ? SG_K_VEC_REALIGN_CT : 0u) |
            ((sg_k_whole_lists(p) & (1u << SG_K_LIST_TRANSPOSE)) != 0 ? SG_K_VEC_WHOLE_T : 0u);
 }
 

@@ -66,7 +66,15 @@ enum {
    * [513, 257] (a few vectors each) cost them 6-10 points of the copy and
    * the mixed set 5 on the H200; rows 2-, 4- or 8-byte aligned store
    * whole words already (realigned, [3000, 1000] lost 20 points). */
-  SG_K_VEC_REALIGN = 256u
+  SG_K_VEC_REALIGN = 256u,
+  /* SG_K_VEC_REALIGN, and the cast-transpose stages every tile (a master,
+   * no block scaling, columns a multiple of 128, master and W rows 16-byte
+   * aligned), so that each tile converts the rows below it too and drains
+   * realigned like the transpose's, in the cast-transpose's instance with
+   * the realigned drain (sg_k_plan.realign's cast-transpose bit). A
+   * parameter's tiles realign all or none: each stores the head of the
+   * next one's share of a row. */
+  SG_K_VEC_REALIGN_CT = 512u
 };
 
 /* Which of a selection's parameters a transpose launch moves: all, those
@@ -145,8 +153,10 @@ static inline bool sg_k_rows_aligned16(const void *base, uint64_t ld, uint64_t e
 uint64_t sg_k_tiles_of(const sg_k_param *p);
 bool sg_k_linear(const sg_k_param *p);
 bool sg_k_spans(const sg_k_param *p);
-/* Whether the transpose realigns its Wt rows (SG_K_VEC_REALIGN). */
+/* Whether the transpose realigns its Wt rows (SG_K_VEC_REALIGN), and
+ * whether the cast-transpose does (SG_K_VEC_REALIGN_CT). */
 bool sg_k_realigned(const sg_k_param *p);
+bool sg_k_ct_realigned(const sg_k_param *p);
 void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]);
 
 /* Whether a parameter's tiles suit the wide layout, and the layout for a

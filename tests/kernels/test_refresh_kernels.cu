@@ -719,10 +719,11 @@ START_TEST(overlapping_launches_in_graphs) {
 }
 END_TEST
 
-/* The grid of the one kernel node that a captured transpose of `plan`
- * holds. */
-static unsigned captured_grid(const sg_k_plan &plan, cudaStream_t stream) {
-  cudaGraph_t graph = capture_graph(stream, SG_K_MODE_TRANSPOSE, plan, NULL);
+/* The grid of the one kernel node that a captured launch of `plan` (a
+ * transpose, or a delayed cast-transpose) holds. */
+static unsigned captured_grid(const sg_k_plan &plan, cudaStream_t stream,
+                              uint32_t mode = SG_K_MODE_TRANSPOSE) {
+  cudaGraph_t graph = capture_graph(stream, mode, plan, NULL);
   size_t n = 0;
   SG_CHECK_CUDA(cudaGraphGetNodes(graph, NULL, &n)); /* the count: a buffer would cap it */
   ck_assert_uint_eq(n, 1);
@@ -775,6 +776,75 @@ START_TEST(realigned_grid) {
     launch_plan_and_check(&c, 4, k, SG_K_ALL_GROUPS, plan, NULL, "realign bit cleared");
   }
   SG_CHECK_CUDA(cudaStreamDestroy(stream));
+  sg_fx_case_free(&c);
+}
+END_TEST
+
+/* Odd long Wt rows whose cast-transpose stages every tile (W and master
+ * rows aligned, columns a multiple of 128: GPT-2's embedding) convert the
+ * rows below each tile too and drain realigned, in the cast-transpose's
+ * wide instance with the realigned drain whatever layout the plan asks
+ * for (its grid, one block a multiprocessor, shows it); with the plan's
+ * bit cleared the general narrow instance drains them as edge tiles, to
+ * the same bytes. Last tiles of 1, 15 and 20 rows (shorter than some Wt
+ * rows' head, longer than others'), an odd Wt pitch over even rows, and
+ * every kind (groups, both layouts, whole instances) in both recipes. */
+START_TEST(realigned_cast_transpose) {
+  static const uint64_t shapes[4][2] = {{4097, 256}, {4239, 128}, {4116, 256}, {4148, 384}};
+  static const uint64_t kPadWt[4] = {0, 0, 3, 0};
+  sg_fx_spec specs[16];
+  for (uint32_t i = 0; i < 16; i++) {
+    const uint32_t recipe = i % 2 == 0 ? SG_K_RECIPE_DELAYED : SG_K_RECIPE_CURRENT;
+    listed_spec(&specs[i], shapes[i / 4], i % 4, listed{recipe, 0, 0, false, false});
+    specs[i].pad_wt = kPadWt[i / 4];
+    specs[i].group = i % 3;
+  }
+  check_specs(specs, 16);
+  ck_assert_msg(g_device.blocks_per_sm[SG_K_KERNEL_CAST_TRANSPOSE][SG_K_LAYOUT_WIDE] > 0 &&
+                    g_device.blocks_per_sm[SG_K_KERNEL_CAST_TRANSPOSE][SG_K_LAYOUT_WIDE] !=
+                        g_device.blocks_per_sm[SG_K_KERNEL_CAST_TRANSPOSE][SG_K_LAYOUT_NARROW],
+                "no wide cast-transpose, or its grid is the narrow one's: no launch could show "
+                "which instance it took");
+  for (uint32_t i = 0; i < 16; i++) {
+    specs[i].recipe = SG_K_RECIPE_DELAYED; /* one kernel node: the cast-transpose */
+  }
+  sg_fx_case c;
+  SG_CHECK_CUDA(sg_fx_case_init(&c, specs, 16, &g_rng));
+  build_table(&c, 16);
+  cudaStream_t stream;
+  SG_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const launch_kind k = {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_NARROW, 0u};
+  sg_k_plan plan = plan_for(16, SG_K_ALL_GROUPS, k);
+  ck_assert_uint_eq(plan.realign, 1u << SG_K_LIST_TRANSPOSE | 1u << SG_K_LIST_CAST_TRANSPOSE);
+  const int *ct = g_device.blocks_per_sm[SG_K_KERNEL_CAST_TRANSPOSE];
+  ck_assert_uint_eq(captured_grid(plan, stream, k.mode), grid_of(ct, SG_K_LAYOUT_WIDE));
+  launch_plan_and_check(&c, 16, k, SG_K_ALL_GROUPS, plan, NULL, "realigned");
+  plan.realign &= ~(1u << SG_K_LIST_CAST_TRANSPOSE);
+  ck_assert_uint_eq(captured_grid(plan, stream, k.mode), grid_of(ct, SG_K_LAYOUT_NARROW));
+  launch_plan_and_check(&c, 16, k, SG_K_ALL_GROUPS, plan, NULL, "realign bit cleared");
+  SG_CHECK_CUDA(cudaStreamDestroy(stream));
+  sg_fx_case_free(&c);
+}
+END_TEST
+
+/* GPT-2's embedding beside whole weights (3/4 of the tiles and more): the
+ * cast-transpose splits, its rest realigned in the wide instance apart. */
+START_TEST(realigned_split) {
+  static const uint64_t whole[2] = {2048, 2048}, odd[2] = {4097, 256};
+  sg_fx_spec specs[8];
+  for (uint32_t i = 0; i < 8; i++) {
+    const uint32_t recipe = i % 2 == 0 ? SG_K_RECIPE_DELAYED : SG_K_RECIPE_CURRENT;
+    listed_spec(&specs[i], i < 4 ? whole : odd, i % 4, listed{recipe, 0, 0, false, false});
+    specs[i].group = 0; /* one run of the table: a split needs it */
+  }
+  sg_fx_case c;
+  SG_CHECK_CUDA(sg_fx_case_init(&c, specs, 8, &g_rng));
+  build_table(&c, 8);
+  const launch_kind k = {SG_K_MODE_CAST_TRANSPOSE, SG_K_LAYOUT_WIDE, ~0u};
+  const sg_k_plan plan = plan_for(8, SG_K_ALL_GROUPS, k);
+  ck_assert_uint_ne(plan.split & (1u << SG_K_LIST_CAST_TRANSPOSE), 0);
+  ck_assert_uint_ne(plan.realign & (1u << SG_K_LIST_CAST_TRANSPOSE), 0);
+  check_kind(&c, k, SG_K_ALL_GROUPS);
   sg_fx_case_free(&c);
 }
 END_TEST
@@ -867,6 +937,8 @@ int main(void) {
   tcase_add_test(new_case(s, "whole_tiles"), whole_tiles);
   tcase_add_test(new_case(s, "split_selection"), split_selection);
   tcase_add_test(new_case(s, "realigned_grid"), realigned_grid);
+  tcase_add_test(new_case(s, "realigned_cast_transpose"), realigned_cast_transpose);
+  tcase_add_test(new_case(s, "realigned_split"), realigned_split);
   tcase_add_test(new_case(s, "thousands_of_params"), thousands_of_params);
   tcase_add_test(new_case(s, "special_scales"), special_scales);
   tcase_add_test(new_case(s, "computed_scale_edges"), computed_scale_edges);

@@ -238,24 +238,42 @@ START_TEST(group_plans_equal_single_plans) {
 }
 END_TEST
 
-/* realign: set by a parameter whose Wt rows are odd (an odd address or
- * pitch) and at least 4096 bytes long, in any recipe; not by even or short
- * rows, nor by a dense vector (its transpose is a copy). */
+/* realign: the transpose's bit set by a parameter whose Wt rows are odd
+ * (an odd address or pitch) and at least 4096 bytes long, in any recipe;
+ * not by even or short rows, nor by a dense vector (its transpose is a
+ * copy). The cast-transpose's bit only where such a parameter's
+ * cast-transpose stages every tile: a master, no block scaling, columns a
+ * multiple of 128, W and master rows 16-byte aligned (GPT-2's
+ * [50257, 768]). */
 START_TEST(realign_where_wt_rows_are_odd_and_long) {
+  const uint32_t t = LIST(SG_K_LIST_TRANSPOSE), ct = LIST(SG_K_LIST_CAST_TRANSPOSE);
   const sg_k_param odd = shaped(SG_K_RECIPE_DELAYED, 4097, 200);
-  sg_k_param shifted = shaped(SG_K_RECIPE_BLOCK, 4096, 200);
+  sg_k_param shifted = shaped(SG_K_RECIPE_BLOCK, 4096, 256);
   shifted.wt = (uint8_t *)(uintptr_t)0x200001;
   const sg_k_param even = shaped(SG_K_RECIPE_DELAYED, 4098, 200);
   const sg_k_param shorter = shaped(SG_K_RECIPE_DELAYED, 4095, 200);
   sg_k_param vector = shaped(SG_K_RECIPE_DELAYED, 5001, 1);
   vector.ld_w = vector.ld_master = 1;
-  ck_assert_uint_ne(sg_k_refresh_plan(&odd, 1, SG_K_ALL_GROUPS).realign, 0);
-  ck_assert_uint_ne(sg_k_refresh_plan(&shifted, 1, SG_K_ALL_GROUPS).realign, 0);
+  const sg_k_param gpt2 = shaped(SG_K_RECIPE_CURRENT, 50257, 768);
+  sg_k_param bare = shaped(SG_K_RECIPE_DELAYED, 50257, 768);
+  bare.master_dtype = SG_K_MASTER_NONE;
+  bare.master = NULL;
+  sg_k_param padded_w = gpt2;
+  padded_w.ld_w = 776;
+  sg_k_param odd_master = gpt2;
+  odd_master.master = (const void *)(uintptr_t)0x300002;
+  ck_assert_uint_eq(sg_k_refresh_plan(&odd, 1, SG_K_ALL_GROUPS).realign, t);
+  ck_assert_uint_eq(sg_k_refresh_plan(&shifted, 1, SG_K_ALL_GROUPS).realign, t);
   ck_assert_uint_eq(sg_k_refresh_plan(&even, 1, SG_K_ALL_GROUPS).realign, 0);
   ck_assert_uint_eq(sg_k_refresh_plan(&shorter, 1, SG_K_ALL_GROUPS).realign, 0);
   ck_assert_uint_eq(sg_k_refresh_plan(&vector, 1, SG_K_ALL_GROUPS).realign, 0);
-  const sg_k_param mixed[3] = {even, odd, shorter};
-  ck_assert_uint_ne(sg_k_refresh_plan(mixed, 3, SG_K_ALL_GROUPS).realign, 0);
+  ck_assert_uint_eq(sg_k_refresh_plan(&gpt2, 1, SG_K_ALL_GROUPS).realign, t | ct);
+  ck_assert_uint_eq(sg_k_refresh_plan(&bare, 1, SG_K_ALL_GROUPS).realign, t);
+  ck_assert_uint_eq(sg_k_refresh_plan(&padded_w, 1, SG_K_ALL_GROUPS).realign, t);
+  ck_assert_uint_eq(sg_k_refresh_plan(&odd_master, 1, SG_K_ALL_GROUPS).realign, t);
+  const sg_k_param mixed[4] = {even, odd, shorter, gpt2};
+  ck_assert_uint_eq(sg_k_refresh_plan(mixed, 3, SG_K_ALL_GROUPS).realign, t);
+  ck_assert_uint_eq(sg_k_refresh_plan(mixed, 4, SG_K_ALL_GROUPS).realign, t | ct);
   ck_assert_uint_eq(sg_k_refresh_plan(mixed, 1, SG_K_ALL_GROUPS).realign, 0);
 }
 END_TEST

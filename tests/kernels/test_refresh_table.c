@@ -297,6 +297,39 @@ START_TEST(odd_long_wt_rows_realign) {
 }
 END_TEST
 
+/* SG_K_VEC_REALIGN_CT: a realigned parameter whose cast-transpose stages
+ * every tile (a master, not block-scaled, columns a multiple of 128, W and
+ * master rows 16-byte aligned); none of the others. */
+START_TEST(cast_transpose_realigns_staged_tiles) {
+  sg_k_param p[6];
+  for (uint32_t i = 0; i < 6; i++) {
+    p[i] = valid_param(0);
+    p[i].rows = p[i].ld_wt = 4097;
+    p[i].cols = p[i].ld_w = p[i].ld_master = 256;
+  }
+  p[1].cols = p[1].ld_master = 200;          /* an edge column of tiles */
+  p[2].ld_w = 264;                           /* W rows 8-byte aligned */
+  p[3].master = (const void *)(uintptr_t)0x300004; /* master rows 4-byte aligned */
+  p[4].recipe = SG_K_RECIPE_BLOCK;           /* block scaling's own kernel */
+  p[4].grid = (float *)(uintptr_t)0x500000;
+  p[4].grid_t = (float *)(uintptr_t)0x600000;
+  p[4].ld_grid = 2;
+  p[4].ld_grid_t = (p[4].rows + SG_K_TILE - 1) / SG_K_TILE;
+  p[5].ld_wt = 4098;                         /* Wt rows even: nothing to realign */
+  void *image = new_image();
+  ck_assert_int_eq(sg_k_refresh_build(image, CAPACITY, p, 6), cudaSuccess);
+  const sg_k_desc *d = descs_of(image);
+  static const int kRealign[6] = {1, 1, 1, 1, 1, 0};
+  static const int kCt[6] = {1, 0, 0, 0, 0, 0};
+  for (uint32_t i = 0; i < 6; i++) {
+    ck_assert_msg(((d[i].vec & SG_K_VEC_REALIGN) != 0) == kRealign[i] &&
+                      ((d[i].vec & SG_K_VEC_REALIGN_CT) != 0) == kCt[i],
+                  "param %u: vec 0x%x", i, d[i].vec);
+  }
+  free(image);
+}
+END_TEST
+
 /* A dense vector's transpose is a copy of SG_K_LINEAR_ITEM-byte spans
  * (W and Wt the same bytes): 1 x N with Wt's rows 1 apart, N x 1 with W's,
  * both 16-byte aligned, in every recipe (block scaling's span also copies
@@ -432,6 +465,7 @@ int main(void) {
   tcase_add_test(tc, cast_view_and_alignment);
   tcase_add_test(tc, dense_vectors_transpose_in_linear_spans);
   tcase_add_test(tc, odd_long_wt_rows_realign);
+  tcase_add_test(tc, cast_transpose_realigns_staged_tiles);
   suite_add_tcase(s, tc);
   return sg_run_suite(s, CK_FORK);
 }
