@@ -355,7 +355,7 @@ __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job,
   const uint32_t lane_row = (threadIdx.x >> 3) & 3u; /* of the warp's 4 rows */
   const bool vec = (job.flags & SG_K_CT_VEC_MASTER) != 0;
   const bool shifted = (job.flags & SG_K_CT_SHIFTED) != 0;
-  const bool realign = !SPAN && ((reinterpret_cast<uintptr_t>(job.w) | job.ld_w) & 7u) != 0;
+  const bool w_rows_odd = !SPAN && ((reinterpret_cast<uintptr_t>(job.w) | job.ld_w) & 7u) != 0;
   /* a span's lanes leave one by one, as in the loop that was measured */
   const uint32_t leave = SPAN ? lane_row : 0u;
 #pragma unroll 1
@@ -373,7 +373,7 @@ __device__ __forceinline__ void sg_k_ct_convert_elements(const sg_k_ct_job &job,
 #pragma unroll
     for (uint32_t b = 0; b < kBatch; b++) {
       const uint32_t row = warp_row + lane_row + kStep * b;
-      if (realign) {
+      if (w_rows_odd) {
         const uint4 codes = sg_k_cast16<FMT, DT>(m[b], s, amax_bits);
         sg_k_store_row(job.w + row * job.ld_w, job.tile_cols, codes, row < job.tile_rows);
         if (n[b] > 0) {

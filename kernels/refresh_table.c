@@ -85,15 +85,25 @@ bool sg_k_spans(const sg_k_param *p) {
          (p->rows == 1 || p->ld_master == 1);
 }
 
+/* The mode lists (cast, cast-transpose) take the parameter: a master,
+ * and not block scaling (which casts in its own list). */
+static bool in_mode_lists(const sg_k_param *p) {
+  return p->master_dtype != SG_K_MASTER_NONE && p->recipe != SG_K_RECIPE_BLOCK;
+}
+
+/* A master whose every row starts 16-byte aligned (SG_K_VEC_MASTER). */
+static bool master_rows_aligned(const sg_k_param *p) {
+  return p->master_dtype != SG_K_MASTER_NONE &&
+         sg_k_rows_aligned16(p->master, p->ld_master, sg_k_master_elem_bytes(p->master_dtype));
+}
+
 bool sg_k_realigned(const sg_k_param *p) {
   return !sg_k_linear(p) && (((uintptr_t)p->wt | p->ld_wt) & 1u) != 0 && p->rows >= 4096;
 }
 
 bool sg_k_ct_realigned(const sg_k_param *p) {
-  return sg_k_realigned(p) && p->master_dtype != SG_K_MASTER_NONE &&
-         p->recipe != SG_K_RECIPE_BLOCK && p->cols % SG_K_TILE == 0 &&
-         sg_k_rows_aligned16(p->w, p->ld_w, 1) &&
-         sg_k_rows_aligned16(p->master, p->ld_master, sg_k_master_elem_bytes(p->master_dtype));
+  return sg_k_realigned(p) && in_mode_lists(p) && p->cols % SG_K_TILE == 0 &&
+         sg_k_rows_aligned16(p->w, p->ld_w, 1) && master_rows_aligned(p);
 }
 
 /* A parameter without items in a list (no master, or block scaling, for
@@ -102,10 +112,7 @@ uint32_t sg_k_whole_lists(const sg_k_param *p) {
   const bool tiles = p->rows % SG_K_TILE == 0 && p->cols % SG_K_TILE == 0 &&
                      sg_k_rows_aligned16(p->w, p->ld_w, 1) &&
                      sg_k_rows_aligned16(p->wt, p->ld_wt, 1);
-  const bool cast_tiles = p->master_dtype != SG_K_MASTER_NONE && p->recipe != SG_K_RECIPE_BLOCK;
-  const bool master = sg_k_rows_aligned16(p->master, p->ld_master,
-                                          sg_k_master_elem_bytes(p->master_dtype));
-  const bool ct = !cast_tiles || (tiles && master);
+  const bool ct = !in_mode_lists(p) || (tiles && master_rows_aligned(p));
   return (tiles ? 1u << SG_K_LIST_TRANSPOSE : 0u) | (ct ? 1u << SG_K_LIST_CAST_TRANSPOSE : 0u);
 }
 
@@ -120,10 +127,7 @@ static void set_views(sg_k_desc *d, const sg_k_param *p) {
   d->range_end = p->range_end == 0 ? n : p->range_end;
   d->vec = (sg_k_rows_aligned16(p->w, p->ld_w, 1) ? SG_K_VEC_W : 0u) |
            (sg_k_rows_aligned16(p->wt, p->ld_wt, 1) ? SG_K_VEC_WT : 0u) |
-           (has_master && sg_k_rows_aligned16(p->master, p->ld_master,
-                                         sg_k_master_elem_bytes(p->master_dtype))
-                ? SG_K_VEC_MASTER
-                : 0u) |
+           (master_rows_aligned(p) ? SG_K_VEC_MASTER : 0u) |
            (p->recipe == SG_K_RECIPE_BLOCK ? SG_K_VEC_GRID : 0u) |
            ((p->recipe_flags & SG_K_POW2_SCALES) != 0 ? SG_K_VEC_POW2 : 0u) |
            (sg_k_linear(p) ? SG_K_VEC_LINEAR : 0u) |
@@ -149,12 +153,11 @@ void sg_k_param_items(const sg_k_param *p, uint64_t items[SG_K_LIST_COUNT]) {
   const uint64_t owned = p->range_end == 0 ? n : p->range_end - p->range_begin;
   const uint64_t cast_items = sg_k_ceil_div(owned, SG_K_CAST_ITEM);
   const uint64_t tiles = sg_k_tiles_of(p);
-  const bool mode_lists = has_master && !blocks;
   const uint64_t spans = sg_k_ceil_div(n, SG_K_LINEAR_ITEM);
   const uint64_t cast_tiles = sg_k_spans(p) ? spans : tiles;
   items[SG_K_LIST_TRANSPOSE] = sg_k_linear(p) ? spans : tiles;
-  items[SG_K_LIST_CAST_TRANSPOSE] = mode_lists ? cast_tiles : 0;
-  items[SG_K_LIST_CAST] = mode_lists ? (cast_items > 0 ? cast_items : 1) : 0;
+  items[SG_K_LIST_CAST_TRANSPOSE] = in_mode_lists(p) ? cast_tiles : 0;
+  items[SG_K_LIST_CAST] = in_mode_lists(p) ? (cast_items > 0 ? cast_items : 1) : 0;
   items[SG_K_LIST_AMAX] =
       has_master && p->recipe == SG_K_RECIPE_CURRENT ? sg_k_ceil_div(n, SG_K_CAST_ITEM) : 0;
   items[SG_K_LIST_BLOCK] = has_master && blocks ? cast_tiles : 0;
