@@ -5,13 +5,15 @@
  *
  *   bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]
  *                 [--mode transpose|cast|cast-transpose]
- *                 [--recipe delayed|current|block] [--layout auto|narrow|wide]
- *                 [--instance auto|general] [--one-group] [--csv PATH]
- *                 [--reps N >= 20]
+ *                 [--recipe delayed|current|block] [--master fp32|bf16]
+ *                 [--layout auto|narrow|wide] [--instance auto|general]
+ *                 [--one-group] [--csv PATH] [--reps N >= 20]
  *
  * --shapes runs one set of the shapes given (N tensors of R x C each)
  * instead of the named sets, to time one class of a set's tensors alone or
- * a model's own weights; --mode and --recipe keep only their rows.
+ * a model's own weights; --mode, --recipe and --master keep only their
+ * rows (the transpose rows have no master and stay), so that one row's
+ * launches are the process's first (scripts/gpu-profile-refresh).
  *
  * The tile modes run in the layout sg_k_refresh_layout picks for the set
  * (auto, as the plugin does), or in the one forced, to compare the two;
@@ -76,10 +78,24 @@ static const config kConfigs[] = {
 };
 enum { kMaxBytesPerElem = 10 };
 
+/* The rows kept: each field a name, or NULL for all. */
+typedef struct row_filter {
+  const char *mode, *recipe, *master;
+} row_filter;
+
+/* Whether the filter keeps the row of cf (a transpose row, master "-",
+ * has none to differ). */
+static int kept(const row_filter *f, const config *cf) {
+  return (f->mode == NULL || strcmp(f->mode, cf->mode_name) == 0) &&
+         (f->recipe == NULL || strcmp(f->recipe, cf->recipe_name) == 0) &&
+         (f->master == NULL || strcmp(cf->master_name, "-") == 0 ||
+          strcmp(f->master, cf->master_name) == 0);
+}
+
 typedef struct options {
   const char *set;    /* a set's name, "zoo" or NULL: all */
   const char *shapes; /* a shape list, run instead of the named sets; or NULL */
-  const char *mode, *recipe; /* the rows kept, or NULL: all */
+  row_filter rows;
   int layout;      /* SG_K_LAYOUT_*, or -1: the set's own choice */
   int general;     /* nonzero: the general instances (plan.whole cleared) */
   int one_group;   /* --one-group */
@@ -89,7 +105,7 @@ typedef struct options {
 
 typedef struct context {
   sg_k_refresh_device device;
-  const char *mode, *recipe; /* options.mode, .recipe */
+  row_filter rows;
   size_t l2_bytes;
   cudaStream_t stream;
   int reps;
@@ -108,7 +124,7 @@ typedef struct row {
 static void usage(void) {
   fprintf(stderr, "usage: bench_refresh [--set NAME|zoo|all] [--shapes [N*]RxC[,...]]"
                   " [--mode transpose|cast|cast-transpose] [--recipe delayed|current|block]"
-                  " [--layout auto|narrow|wide] [--instance auto|general] [--one-group]"
+                  " [--master fp32|bf16] [--layout auto|narrow|wide] [--instance auto|general] [--one-group]"
                   " [--csv PATH] [--reps N>=20]\n  sets:");
   for (uint32_t i = 0; i < bench_set_name_count; i++) {
     fprintf(stderr, " %s", bench_set_names[i]);
@@ -148,7 +164,7 @@ static int selected(const options *o, const char *name) {
 }
 
 static options parse(int argc, char **argv) {
-  options o = {NULL, NULL, NULL, NULL, -1, 0, 0, NULL, 30};
+  options o = {NULL, NULL, {NULL, NULL, NULL}, -1, 0, 0, NULL, 30};
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--one-group") == 0) {
       o.one_group = 1;
@@ -162,9 +178,11 @@ static options parse(int argc, char **argv) {
     } else if (strcmp(argv[i], "--shapes") == 0) {
       o.shapes = argv[i + 1];
     } else if (strcmp(argv[i], "--mode") == 0) {
-      o.mode = argv[i + 1];
+      o.rows.mode = argv[i + 1];
     } else if (strcmp(argv[i], "--recipe") == 0) {
-      o.recipe = argv[i + 1];
+      o.rows.recipe = argv[i + 1];
+    } else if (strcmp(argv[i], "--master") == 0) {
+      o.rows.master = argv[i + 1];
     } else if (strcmp(argv[i], "--layout") == 0) {
       o.layout = parse_layout(argv[i + 1]);
     } else if (strcmp(argv[i], "--instance") == 0) {
@@ -184,10 +202,11 @@ static options parse(int argc, char **argv) {
   }
   int known_rows = 0;
   for (const config &cf : kConfigs) {
-    known_rows |= (o.mode == NULL || strcmp(o.mode, cf.mode_name) == 0) &&
-                  (o.recipe == NULL || strcmp(o.recipe, cf.recipe_name) == 0);
+    known_rows |= kept(&o.rows, &cf);
   }
-  if (o.reps < 20 || !known_set || !known_rows) {
+  const int known_master = o.rows.master == NULL || strcmp(o.rows.master, "fp32") == 0 ||
+                           strcmp(o.rows.master, "bf16") == 0;
+  if (o.reps < 20 || !known_set || !known_rows || !known_master) {
     usage();
   }
   return o;
@@ -313,8 +332,7 @@ static void run_set(const context *cx, const char *name) {
   SG_CHECK_CUDA(cudaMemset(cb.src, 0x5A, set.copies * cb.bytes_per_copy));
   uint32_t filled = SG_K_MASTER_NONE;
   for (const config &cf : kConfigs) {
-    if ((cx->mode != NULL && strcmp(cx->mode, cf.mode_name) != 0) ||
-        (cx->recipe != NULL && strcmp(cx->recipe, cf.recipe_name) != 0)) {
+    if (!kept(&cx->rows, &cf)) {
       continue;
     }
     if (cf.master_dtype != filled) {
@@ -337,8 +355,7 @@ int main(int argc, char **argv) {
   cx.layout = o.layout;
   cx.general = o.general;
   cx.one_group = o.one_group;
-  cx.mode = o.mode;
-  cx.recipe = o.recipe;
+  cx.rows = o.rows;
   int device = 0, l2 = 0;
   cudaDeviceProp prop;
   SG_CHECK_CUDA(cudaGetDevice(&device));
