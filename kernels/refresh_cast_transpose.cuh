@@ -217,7 +217,7 @@ __device__ __forceinline__ void sg_k_ct_set_tile(sg_k_ct_issuer &is, const sg_k_
   }
   uint32_t below = 0;
   if (REALIGN && (v.vec & SG_K_VEC_REALIGN_CT) != 0) {
-    below = static_cast<uint32_t>(min(v.rows - r0 - rows, uint64_t{SG_K_BELOW}));
+    below = sg_k_below_of(v.rows, r0, rows);
     flags |= SG_K_CT_REALIGN | (r0 == 0 ? SG_K_CT_ROW_START : 0u);
   }
   const char *m = v.master + (r0 * v.ld_master + c0) * (bf16 ? 2u : 4u);

@@ -107,9 +107,7 @@ __device__ __forceinline__ uint32_t sg_k_drain_of(const sg_k_view &v, uint64_t r
  * reads: a realigned one's (sg_k_drain_of), 0 for the others. */
 __device__ __forceinline__ uint32_t sg_k_rows_below(const sg_k_view &v, uint64_t r0,
                                                     uint32_t rows, uint32_t drain) {
-  return drain >= SG_K_DRAIN_REALIGN
-             ? static_cast<uint32_t>(min(v.rows - r0 - rows, uint64_t{SG_K_BELOW}))
-             : 0u;
+  return drain >= SG_K_DRAIN_REALIGN ? sg_k_below_of(v.rows, r0, rows) : 0u;
 }
 
 /* Starts loading tile `local` of v into sh and records its job. Whole

@@ -125,6 +125,14 @@ SG_K_UNROLL
  * Wt row's last vector reaches up to 15 bytes into the next tile. */
 #define SG_K_BELOW 16u
 
+/* The W rows below a realigned tile at row r0 with `rows` rows, of a
+ * matrix `height` rows tall: SG_K_BELOW, fewer at its bottom. The
+ * transpose's fill and the cast-transpose's units take these alike. */
+SG_K_HOST_DEVICE inline uint32_t sg_k_below_of(uint64_t height, uint64_t r0, uint32_t rows) {
+  const uint64_t left = height - r0 - rows;
+  return left < SG_K_BELOW ? static_cast<uint32_t>(left) : SG_K_BELOW;
+}
+
 /* How 8 lanes store one tile's share of an unaligned Wt row from an
  * aligned copy of its bytes. The row's bytes from the tile's first, [d, d +
  * n) (n <= SG_K_TILE + SG_K_BELOW: the tile's own and the first of the next

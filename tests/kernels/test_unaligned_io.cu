@@ -105,8 +105,8 @@ START_TEST(funnel_picks_bytes) {
 END_TEST
 
 /* _i: a Wt row's address mod 16 (0..15) * 400 + its length (1..400):
- * the tiles along it (one every 128 bytes, each given the bytes to the
- * row's end or its own and SG_K_BELOW more, the first told so), 8 lanes
+ * the tiles along it (one every 128 bytes, each given its own bytes and
+ * those of the rows below it, sg_k_below_of, the first told so), 8 lanes
  * each, cover the row exactly once; every 16-byte piece is aligned, every
  * shorter one sits at an end of the row; no piece reaches past its tile's
  * bytes, and no lane has more than two pieces (lane 0) or one (the rest). */
@@ -116,7 +116,8 @@ START_TEST(row_pieces_cover_the_row_once) {
   uint32_t covered[400] = {0};
   for (uint32_t r0 = 0; r0 < length; r0 += SG_K_TILE) {
     const uint32_t left = length - r0;
-    const uint32_t n = left < SG_K_TILE + SG_K_BELOW ? left : SG_K_TILE + SG_K_BELOW;
+    const uint32_t rows = left < SG_K_TILE ? left : SG_K_TILE;
+    const uint32_t n = rows + sg_k_below_of(length, r0, rows);
     for (uint32_t q = 0; q < 8; q++) {
       uint32_t count = 0;
       sg_k_row_pieces(d + r0, n, r0 == 0, q, [&](uint32_t at, uint32_t len) {
